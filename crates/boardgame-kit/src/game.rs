@@ -1,0 +1,402 @@
+//! The [`Game`] trait: the contract every engine speaks.
+
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+use std::ops::Deref;
+use std::str::FromStr;
+
+use arrayvec::ArrayVec;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+use crate::GameRng;
+
+/// A stable integer id of an action, in `0..G::num_distinct_actions(config)`.
+pub type ActionId = u32;
+
+/// Whose decision a state waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Turn {
+    /// Seat `p` (0-based) must choose one of the legal actions.
+    Player(usize),
+    /// A chance node: one of [`Game::chance_outcomes`] happens, with its
+    /// probability. Chance outcomes are actions with ids like any other.
+    Chance,
+    /// The game is over; [`Game::outcome`] is `Some`.
+    Terminal,
+}
+
+/// A set of seats (at most 16), as a bitmask.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Seats(pub u16);
+
+impl Seats {
+    /// The empty set.
+    pub const EMPTY: Seats = Seats(0);
+
+    /// The set with `seat` added (seats of 16 and above are ignored).
+    #[must_use]
+    pub fn with(self, seat: usize) -> Seats {
+        if seat < 16 {
+            Seats(self.0 | (1 << seat))
+        } else {
+            self
+        }
+    }
+
+    /// Whether `seat` is in the set.
+    pub fn contains(self, seat: usize) -> bool {
+        seat < 16 && self.0 & (1 << seat) != 0
+    }
+
+    /// The number of seats in the set.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The seats in increasing order.
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        (0..16).filter(move |&s| self.contains(s))
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Outcome {
+    /// One seat won alone.
+    Winner(usize),
+    /// The game is a draw among these seats (the others lost).
+    Draw(Seats),
+}
+
+impl Outcome {
+    /// Whether `seat` won or shares the draw.
+    pub fn is_winner(&self, seat: usize) -> bool {
+        match *self {
+            Outcome::Winner(w) => w == seat,
+            Outcome::Draw(s) => s.contains(seat),
+        }
+    }
+
+    /// The seats that won or share the draw.
+    pub fn winners(&self) -> Seats {
+        match *self {
+            Outcome::Winner(w) => Seats::EMPTY.with(w),
+            Outcome::Draw(s) => s,
+        }
+    }
+}
+
+/// One outcome of a chance node. Its probability is the **exact rational**
+/// `weight / total`, where `total` is the sum of the weights of every outcome
+/// the node lists; [`ChanceOutcome::probability`] gives it as `f64`.
+/// Integer weights make sampling exact and portable (no float rounding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ChanceOutcome<A> {
+    /// The action that realises this outcome.
+    pub action: A,
+    /// Its weight (always positive in a listed outcome).
+    pub weight: u32,
+}
+
+impl<A> ChanceOutcome<A> {
+    /// This outcome's probability within `outcomes` (the full list of its node).
+    pub fn probability(&self, outcomes: &[ChanceOutcome<A>]) -> f64 {
+        let total: u64 = outcomes.iter().map(|o| u64::from(o.weight)).sum();
+        if total == 0 {
+            0.0
+        } else {
+            f64::from(self.weight) / total as f64
+        }
+    }
+}
+
+/// A caller-owned, fixed-capacity list that engines write actions into, so
+/// that generating legal actions never allocates. Implemented for
+/// `arrayvec::ArrayVec<T, N>`; engines size `N` by a commented worst case.
+pub trait ActionBuffer<T>: Default + Clone + Debug + Deref<Target = [T]> + Send + Sync {
+    /// Removes every element.
+    fn clear(&mut self);
+    /// Appends `item`. Engines never exceed the capacity they chose.
+    fn push(&mut self, item: T);
+    /// The fixed capacity.
+    fn capacity(&self) -> usize;
+}
+
+impl<T: Clone + Debug + Send + Sync, const N: usize> ActionBuffer<T> for ArrayVec<T, N> {
+    #[inline]
+    fn clear(&mut self) {
+        ArrayVec::clear(self)
+    }
+    #[inline]
+    fn push(&mut self, item: T) {
+        ArrayVec::push(self, item)
+    }
+    #[inline]
+    fn capacity(&self) -> usize {
+        N
+    }
+}
+
+/// A game engine: the state of one game, with its rules.
+///
+/// Static facts (action-space size, tensor shape, length bound) are functions
+/// of the configuration; everything else is a method of the state. A state
+/// is plain data: it holds no random generator, so cloning it never reveals
+/// the future; chance is explicit ([`Turn::Chance`]).
+///
+/// # The game loop
+///
+/// ```
+/// use boardgame_kit::{Game, GameRng, Turn, testgame::Pig};
+///
+/// let config = Default::default();
+/// let mut state = Pig::new_game(&config).expect("valid config");
+/// let mut rng = GameRng::new(2024);
+/// let mut actions = <Pig as Game>::ActionList::default();
+/// let mut chances = <Pig as Game>::ChanceList::default();
+/// loop {
+///     match state.turn() {
+///         Turn::Terminal => break,
+///         Turn::Chance => {
+///             state.chance_outcomes(&mut chances);
+///             let weights: Vec<u32> = chances.iter().map(|o| o.weight).collect();
+///             let pick = rng.weighted(&weights).unwrap();
+///             state.apply(chances[pick].action).unwrap();
+///         }
+///         Turn::Player(_seat) => {
+///             state.legal_actions(&mut actions);
+///             let pick = rng.index(actions.len());
+///             state.apply(actions[pick]).unwrap();
+///         }
+///     }
+/// }
+/// println!("{:?}", state.outcome().unwrap());
+/// ```
+pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
+    /// The game's configuration (players and variants), validated by
+    /// [`Game::new_game`]; `Default` is the rules' default.
+    type Config: Clone
+        + Debug
+        + PartialEq
+        + Default
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static;
+    /// An action (decision or chance outcome). `Display`/`FromStr` give the
+    /// human notation; [`Game::action_id`] the stable integer id.
+    type Action: Copy
+        + Eq
+        + Hash
+        + Debug
+        + Display
+        + FromStr<Err = Self::Error>
+        + Send
+        + Sync
+        + 'static;
+    /// The fixed-capacity list legal actions are written into.
+    type ActionList: ActionBuffer<Self::Action>;
+    /// The fixed-capacity list chance outcomes are written into.
+    type ChanceList: ActionBuffer<ChanceOutcome<Self::Action>>;
+    /// What one player may know of the state, typed.
+    type Observation: Clone + Debug + PartialEq + Send + Sync;
+    /// The engine's error: bad configs, illegal actions, unknown ids,
+    /// malformed notation, bad seats.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The engine's name, as written into records (`"korovan"`).
+    const NAME: &'static str;
+    /// The version of the rules the engine implements; a record written under
+    /// another version is refused.
+    const RULES_VERSION: u32;
+
+    /// The initial state for `config`.
+    ///
+    /// # Errors
+    /// When the configuration breaks the rules (players out of range, …).
+    fn new_game(config: &Self::Config) -> Result<Self, Self::Error>;
+
+    /// The configuration this game was created with.
+    fn config(&self) -> &Self::Config;
+
+    /// The number of players (seats `0..n`).
+    fn num_players(&self) -> usize;
+
+    /// Whose decision the state waits for.
+    fn turn(&self) -> Turn;
+
+    /// Writes the legal actions into `out` (cleared first). At a chance node
+    /// these are the actions of the outcomes with positive probability; at a
+    /// terminal state, none. Never allocates.
+    fn legal_actions(&self, out: &mut Self::ActionList);
+
+    /// Writes the outcomes of a chance node into `out` (cleared first), each
+    /// with a positive weight. Empty unless `turn()` is [`Turn::Chance`].
+    fn chance_outcomes(&self, out: &mut Self::ChanceList);
+
+    /// Checks that `action` is legal now, with an error that says why not.
+    ///
+    /// # Errors
+    /// When the action is illegal in this state.
+    fn validate(&self, action: Self::Action) -> Result<(), Self::Error>;
+
+    /// Plays `action` (a decision or a chance outcome) after validating it.
+    ///
+    /// # Errors
+    /// When the action is illegal; the state is then left exactly as it was.
+    fn apply(&mut self, action: Self::Action) -> Result<(), Self::Error> {
+        self.validate(action)?;
+        self.apply_unchecked(action);
+        Ok(())
+    }
+
+    /// Plays `action` without validating it: the fast path for search over
+    /// actions taken from [`Game::legal_actions`]/[`Game::chance_outcomes`].
+    /// An illegal action leaves the state meaningless (but never causes
+    /// undefined behaviour).
+    fn apply_unchecked(&mut self, action: Self::Action);
+
+    /// Whether `action` is legal now.
+    fn is_legal(&self, action: Self::Action) -> bool {
+        self.validate(action).is_ok()
+    }
+
+    /// The result, once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// The game score of `seat` now (cows, points). 0 for seats out of range.
+    fn score(&self, seat: usize) -> i32;
+
+    /// Per-seat returns for agents, written into `out` (`out.len()` should be
+    /// the number of players; extra entries are set to 0): 1 for a sole
+    /// winner, `1/k` for each of `k` seats sharing a draw, 0 otherwise; all 0
+    /// while the game goes on.
+    fn returns(&self, out: &mut [f64]) {
+        out.iter_mut().for_each(|r| *r = 0.0);
+        if let Some(outcome) = self.outcome() {
+            let winners = outcome.winners();
+            let share = 1.0 / winners.len().max(1) as f64;
+            for s in winners.iter() {
+                if let Some(r) = out.get_mut(s) {
+                    *r = share;
+                }
+            }
+        }
+    }
+
+    /// Whether the game is over.
+    fn is_terminal(&self) -> bool {
+        self.turn() == Turn::Terminal
+    }
+
+    /// The size of the action space: every id is in `0..num_distinct_actions`.
+    fn num_distinct_actions(config: &Self::Config) -> usize;
+
+    /// An upper bound on the number of actions (chance outcomes included) of
+    /// any game with this configuration.
+    fn max_game_length(config: &Self::Config) -> usize;
+
+    /// The stable id of `action` under `config`.
+    fn action_id(config: &Self::Config, action: Self::Action) -> ActionId;
+
+    /// The action with id `id` under `config`.
+    ///
+    /// # Errors
+    /// When `id` is not below [`Game::num_distinct_actions`].
+    fn action_from_id(config: &Self::Config, id: ActionId) -> Result<Self::Action, Self::Error>;
+
+    /// What `seat` may know of the state, typed.
+    ///
+    /// # Errors
+    /// When `seat` is not a seat of this game.
+    fn observation(&self, seat: usize) -> Result<Self::Observation, Self::Error>;
+
+    /// The shape of the observation tensor for `config` (its product is
+    /// [`Game::observation_tensor_len`]).
+    fn observation_tensor_shape(config: &Self::Config) -> Vec<usize>;
+
+    /// The length of the flat observation tensor for `config`.
+    fn observation_tensor_len(config: &Self::Config) -> usize {
+        Self::observation_tensor_shape(config).iter().product()
+    }
+
+    /// Writes `seat`'s observation as a flat `f32` tensor into `out`, without
+    /// allocating. It depends on the observation alone.
+    ///
+    /// # Errors
+    /// When `seat` is not a seat or `out.len()` is not the tensor length.
+    fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), Self::Error>;
+
+    /// A full state sampled uniformly enough for information-set search from
+    /// the states consistent with what `observer` knows: its observation of
+    /// the result equals its observation of `self`. Games of perfect
+    /// information return a copy.
+    ///
+    /// # Errors
+    /// When `observer` is not a seat.
+    fn determinize(&self, observer: usize, rng: &mut GameRng) -> Result<Self, Self::Error>;
+}
+
+/// Writes the legal-action mask of `state` into `mask` (`true` at the id of
+/// every legal action), without allocating. Returns the number of legal
+/// actions.
+///
+/// # Errors
+/// [`MaskError`] when `mask.len()` is not `G::num_distinct_actions`.
+pub fn legal_action_mask<G: Game>(state: &G, mask: &mut [bool]) -> Result<usize, MaskError> {
+    let expected = G::num_distinct_actions(state.config());
+    if mask.len() != expected {
+        return Err(MaskError {
+            expected,
+            found: mask.len(),
+        });
+    }
+    mask.iter_mut().for_each(|m| *m = false);
+    let mut list = G::ActionList::default();
+    state.legal_actions(&mut list);
+    for &a in list.iter() {
+        if let Some(m) = mask.get_mut(G::action_id(state.config(), a) as usize) {
+            *m = true;
+        }
+    }
+    Ok(list.len())
+}
+
+/// A legal-action mask buffer of the wrong length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("mask has length {found}, the action space has {expected} ids")]
+pub struct MaskError {
+    /// The action-space size.
+    pub expected: usize,
+    /// The buffer's length.
+    pub found: usize,
+}
+
+/// Samples a chance outcome of `state` (a chance node) from `rng`, exactly by
+/// the outcome weights. `None` when `state` is not a chance node.
+pub fn sample_chance<G: Game>(
+    state: &G,
+    rng: &mut GameRng,
+    buf: &mut G::ChanceList,
+) -> Option<G::Action> {
+    state.chance_outcomes(buf);
+    let total: u64 = buf.iter().map(|o| u64::from(o.weight)).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut r = rng.below_u64(total);
+    for o in buf.iter() {
+        let w = u64::from(o.weight);
+        if r < w {
+            return Some(o.action);
+        }
+        r -= w;
+    }
+    None
+}

@@ -1,0 +1,30 @@
+//! # boardgame-kit
+//!
+//! The common contract of the board-game engines of this workspace, and
+//! generic tools over it. It knows no game's rules.
+//!
+//! * [`Game`] — the trait every engine implements: whose turn ([`Turn`]),
+//!   legal actions into a caller-owned fixed-capacity list, explicit chance
+//!   nodes with exact probabilities ([`ChanceOutcome`]), a validating
+//!   [`Game::apply`] and an unchecked fast path, outcome and scores, a stable
+//!   action-id codec, typed and tensor observations, determinization.
+//! * [`GameRng`] — seeded, portable ChaCha8 with independent child streams.
+//! * [`GameRecord`] — the versioned persistence format, replayed exactly.
+//! * [`Agent`], [`RandomAgent`], [`play_game`], [`playout`], [`perft`],
+//!   [`Arena`] — generic tools; [`conformance`] — the test suite every engine
+//!   runs against itself; `strategy` (feature `proptest`) — proptest
+//!   strategies for arbitrary reachable states.
+//! * [`testgame`] — `HiddenNim`, a tiny game used by the kit's tests and
+//!   examples.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod game;
+mod rng;
+pub mod testgame;
+
+pub use game::{
+    ActionBuffer, ActionId, ChanceOutcome, Game, MaskError, Outcome, Seats, Turn,
+    legal_action_mask, sample_chance,
+};
+pub use rng::GameRng;

@@ -1,0 +1,3 @@
+//! The Caravan engine (work in progress).
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
