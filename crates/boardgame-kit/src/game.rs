@@ -36,11 +36,7 @@ impl Seats {
     /// The set with `seat` added (seats of 16 and above are ignored).
     #[must_use]
     pub fn with(self, seat: usize) -> Seats {
-        if seat < 16 {
-            Seats(self.0 | (1 << seat))
-        } else {
-            self
-        }
+        if seat < 16 { Seats(self.0 | (1 << seat)) } else { self }
     }
 
     /// Whether `seat` is in the set.
@@ -107,11 +103,7 @@ impl<A> ChanceOutcome<A> {
     /// This outcome's probability within `outcomes` (the full list of its node).
     pub fn probability(&self, outcomes: &[ChanceOutcome<A>]) -> f64 {
         let total: u64 = outcomes.iter().map(|o| u64::from(o.weight)).sum();
-        if total == 0 {
-            0.0
-        } else {
-            f64::from(self.weight) / total as f64
-        }
+        if total == 0 { 0.0 } else { f64::from(self.weight) / total as f64 }
     }
 }
 
@@ -152,13 +144,13 @@ impl<T: Clone + Debug + Send + Sync, const N: usize> ActionBuffer<T> for ArrayVe
 /// # The game loop
 ///
 /// ```
-/// use boardgame_kit::{Game, GameRng, Turn, testgame::Pig};
+/// use boardgame_kit::{Game, GameRng, Turn, testgame::HiddenNim};
 ///
 /// let config = Default::default();
-/// let mut state = Pig::new_game(&config).expect("valid config");
+/// let mut state = HiddenNim::new_game(&config).expect("valid config");
 /// let mut rng = GameRng::new(2024);
-/// let mut actions = <Pig as Game>::ActionList::default();
-/// let mut chances = <Pig as Game>::ChanceList::default();
+/// let mut actions = <HiddenNim as Game>::ActionList::default();
+/// let mut chances = <HiddenNim as Game>::ChanceList::default();
 /// loop {
 ///     match state.turn() {
 ///         Turn::Terminal => break,
@@ -180,26 +172,10 @@ impl<T: Clone + Debug + Send + Sync, const N: usize> ActionBuffer<T> for ArrayVe
 pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
     /// The game's configuration (players and variants), validated by
     /// [`Game::new_game`]; `Default` is the rules' default.
-    type Config: Clone
-        + Debug
-        + PartialEq
-        + Default
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static;
+    type Config: Clone + Debug + PartialEq + Default + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// An action (decision or chance outcome). `Display`/`FromStr` give the
     /// human notation; [`Game::action_id`] the stable integer id.
-    type Action: Copy
-        + Eq
-        + Hash
-        + Debug
-        + Display
-        + FromStr<Err = Self::Error>
-        + Send
-        + Sync
-        + 'static;
+    type Action: Copy + Eq + Hash + Debug + Display + FromStr<Err = Self::Error> + Send + Sync + 'static;
     /// The fixed-capacity list legal actions are written into.
     type ActionList: ActionBuffer<Self::Action>;
     /// The fixed-capacity list chance outcomes are written into.
@@ -352,10 +328,7 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
 pub fn legal_action_mask<G: Game>(state: &G, mask: &mut [bool]) -> Result<usize, MaskError> {
     let expected = G::num_distinct_actions(state.config());
     if mask.len() != expected {
-        return Err(MaskError {
-            expected,
-            found: mask.len(),
-        });
+        return Err(MaskError { expected, found: mask.len() });
     }
     mask.iter_mut().for_each(|m| *m = false);
     let mut list = G::ActionList::default();
@@ -380,11 +353,7 @@ pub struct MaskError {
 
 /// Samples a chance outcome of `state` (a chance node) from `rng`, exactly by
 /// the outcome weights. `None` when `state` is not a chance node.
-pub fn sample_chance<G: Game>(
-    state: &G,
-    rng: &mut GameRng,
-    buf: &mut G::ChanceList,
-) -> Option<G::Action> {
+pub fn sample_chance<G: Game>(state: &G, rng: &mut GameRng, buf: &mut G::ChanceList) -> Option<G::Action> {
     state.chance_outcomes(buf);
     let total: u64 = buf.iter().map(|o| u64::from(o.weight)).sum();
     if total == 0 {

@@ -19,12 +19,23 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod agent;
+mod arena;
+pub mod conformance;
 mod game;
+mod record;
 mod rng;
+#[cfg(feature = "proptest")]
+pub mod strategy;
 pub mod testgame;
 
-pub use game::{
-    ActionBuffer, ActionId, ChanceOutcome, Game, MaskError, Outcome, Seats, Turn,
-    legal_action_mask, sample_chance,
+pub use agent::{
+    AGENT_STREAM_BASE, Agent, CHANCE_STREAM, PlayError, PlayedGame, RandomAgent, count_legal, perft, play_from,
+    play_game, playout,
 };
+pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, wilson_interval};
+pub use game::{
+    ActionBuffer, ActionId, ChanceOutcome, Game, MaskError, Outcome, Seats, Turn, legal_action_mask, sample_chance,
+};
+pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};
 pub use rng::GameRng;

@@ -42,9 +42,7 @@ pub struct GameRng {
 impl GameRng {
     /// A generator seeded from `seed` (`ChaCha8Rng::seed_from_u64(seed)`).
     pub fn new(seed: u64) -> Self {
-        GameRng {
-            inner: ChaCha8Rng::seed_from_u64(seed),
-        }
+        GameRng { inner: ChaCha8Rng::seed_from_u64(seed) }
     }
 
     /// An independent generator for `label`, derived from this generator's key
@@ -59,9 +57,7 @@ impl GameRng {
         keygen.set_stream(u64::from(label) + 1);
         let mut key = [0u8; 32];
         keygen.fill_bytes(&mut key);
-        GameRng {
-            inner: ChaCha8Rng::from_seed(key),
-        }
+        GameRng { inner: ChaCha8Rng::from_seed(key) }
     }
 
     /// The next raw 32-bit word.
@@ -174,19 +170,18 @@ mod tests {
         let mut items = [0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9];
         rng.shuffle(&mut items);
         assert_eq!(items, GOLDEN_SHUFFLE_SEED_42);
-        let w: Vec<usize> = (0..8)
-            .map(|_| rng.weighted(&[1, 0, 3, 6]).unwrap())
-            .collect();
+        let w: Vec<usize> = (0..8).map(|_| rng.weighted(&[1, 0, 3, 6]).unwrap()).collect();
         assert_eq!(w, GOLDEN_WEIGHTED_SEED_42);
         let child = GameRng::new(42).child(3).next_u64();
         assert_eq!(child, GOLDEN_CHILD3_FIRST_U64_SEED_42);
     }
 
-    const GOLDEN_U64_SEED_42: [u64; 4] = [0, 0, 0, 0];
-    const GOLDEN_BELOW10_SEED_42: [u32; 8] = [0; 8];
-    const GOLDEN_SHUFFLE_SEED_42: [u8; 10] = [0; 10];
-    const GOLDEN_WEIGHTED_SEED_42: [usize; 8] = [0; 8];
-    const GOLDEN_CHILD3_FIRST_U64_SEED_42: u64 = 0;
+    const GOLDEN_U64_SEED_42: [u64; 4] =
+        [12578764544318200737, 17529487244874322312, 7886285670807131020, 11572758976476374866];
+    const GOLDEN_BELOW10_SEED_42: [u32; 8] = [2, 6, 1, 9, 7, 4, 3, 6];
+    const GOLDEN_SHUFFLE_SEED_42: [u8; 10] = [3, 4, 8, 0, 9, 6, 1, 5, 2, 7];
+    const GOLDEN_WEIGHTED_SEED_42: [usize; 8] = [3, 3, 2, 3, 3, 3, 2, 3];
+    const GOLDEN_CHILD3_FIRST_U64_SEED_42: u64 = 16096927781296477347;
 
     #[test]
     fn children_are_independent_of_parent_and_each_other() {

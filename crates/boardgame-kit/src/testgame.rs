@@ -122,13 +122,7 @@ impl Game for HiddenNim {
         if !(1..=20).contains(&config.stones) {
             return Err(NimError::Config(config.stones));
         }
-        Ok(HiddenNim {
-            config: *config,
-            stones: config.stones,
-            cards: [0, 0],
-            to_move: 0,
-            last_taker: None,
-        })
+        Ok(HiddenNim { config: *config, stones: config.stones, cards: [0, 0], to_move: 0, last_taker: None })
     }
     fn config(&self) -> &NimConfig {
         &self.config
@@ -167,10 +161,7 @@ impl Game for HiddenNim {
         if self.turn() == Turn::Chance {
             for c in 1..=3 {
                 if self.cards[0] != c {
-                    out.push(ChanceOutcome {
-                        action: NimAction::Deal(c),
-                        weight: 1,
-                    });
+                    out.push(ChanceOutcome { action: NimAction::Deal(c), weight: 1 });
                 }
             }
         }
@@ -178,24 +169,12 @@ impl Game for HiddenNim {
     fn validate(&self, action: NimAction) -> Result<(), NimError> {
         match (self.turn(), action) {
             (Turn::Terminal, _) => Err(NimError::Illegal(action, "the game is over")),
-            (Turn::Chance, NimAction::Deal(c)) if (1..=3).contains(&c) && self.cards[0] != c => {
-                Ok(())
-            }
-            (Turn::Chance, NimAction::Deal(_)) => {
-                Err(NimError::Illegal(action, "that card is not in the deck"))
-            }
-            (Turn::Chance, NimAction::Take(_)) => {
-                Err(NimError::Illegal(action, "cards are being dealt"))
-            }
-            (Turn::Player(_), NimAction::Deal(_)) => {
-                Err(NimError::Illegal(action, "it is a player's turn"))
-            }
-            (Turn::Player(_), NimAction::Take(n)) if n == 1 || (n == 2 && self.stones >= 2) => {
-                Ok(())
-            }
-            (Turn::Player(_), NimAction::Take(_)) => {
-                Err(NimError::Illegal(action, "not that many stones"))
-            }
+            (Turn::Chance, NimAction::Deal(c)) if (1..=3).contains(&c) && self.cards[0] != c => Ok(()),
+            (Turn::Chance, NimAction::Deal(_)) => Err(NimError::Illegal(action, "that card is not in the deck")),
+            (Turn::Chance, NimAction::Take(_)) => Err(NimError::Illegal(action, "cards are being dealt")),
+            (Turn::Player(_), NimAction::Deal(_)) => Err(NimError::Illegal(action, "it is a player's turn")),
+            (Turn::Player(_), NimAction::Take(n)) if n == 1 || (n == 2 && self.stones >= 2) => Ok(()),
+            (Turn::Player(_), NimAction::Take(_)) => Err(NimError::Illegal(action, "not that many stones")),
         }
     }
     fn apply_unchecked(&mut self, action: NimAction) {
@@ -226,11 +205,7 @@ impl Game for HiddenNim {
         if seat > 1 {
             return 0;
         }
-        let bonus = if self.stones == 0 && self.last_taker == Some(seat as u8) {
-            2
-        } else {
-            0
-        };
+        let bonus = if self.stones == 0 && self.last_taker == Some(seat as u8) { 2 } else { 0 };
         bonus + i32::from(self.cards[seat])
     }
     fn num_distinct_actions(_: &NimConfig) -> usize {
@@ -291,7 +266,7 @@ impl Game for HiddenNim {
         let other = 1 - observer;
         if self.turn() != Turn::Terminal && s.cards[other] != 0 {
             // the other card is any card the observer does not hold
-            let mut options = [0u8; 2];
+            let mut options = [0u8; 3];
             let mut n = 0;
             for c in 1..=3u8 {
                 if c != s.cards[observer] {

@@ -1,0 +1,338 @@
+//! The conformance suite: the checks every engine runs against itself in one
+//! call, so that the generic tools can trust it.
+//!
+//! [`check`] plays random games (uniform decisions, chance by its weights)
+//! and, at every state, checks:
+//!
+//! * **turn and lists agree** — a player's turn lists at least one action, a
+//!   chance node lists outcomes with positive weights whose actions are
+//!   exactly the legal actions, a terminal state lists none and has an
+//!   outcome (and only a terminal state has one);
+//! * **legal list vs validation** — every listed action validates and
+//!   applies; every id of the action space whose action is not listed is
+//!   rejected by `validate` and `apply`, and a rejected `apply` leaves the
+//!   state unchanged (all ids on sweep states, a random sample elsewhere);
+//! * **codec** — `action_from_id(action_id(a)) == a`, ids in range, ids past
+//!   the end rejected, `Display` then `FromStr` gives the action back;
+//! * **observations** — every seat's observation and tensor can be written,
+//!   a bad seat and a wrong-length buffer are errors;
+//! * **determinization** — for every seat, the determinized state gives that
+//!   seat the same observation and tensor, and, when it is that seat's turn,
+//!   the same legal actions;
+//! * **termination** — the game ends within `max_game_length`; applying
+//!   anything after the end is rejected;
+//! * **records** — the game's record survives JSON, replays to the identical
+//!   final state, and a record cut short or with an unknown id fails naming
+//!   the right step; the config survives JSON.
+//!
+//! ```
+//! use boardgame_kit::{conformance, testgame::HiddenNim};
+//! conformance::check::<HiddenNim>(&Default::default(), 20, 1).unwrap();
+//! ```
+
+use crate::{ActionBuffer, ActionId, Game, GameRecord, GameRng, RecordError, Turn, sample_chance};
+
+/// Options of the suite; [`check`] uses the defaults.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Games to play.
+    pub games: usize,
+    /// The first game's seed; game `i` uses `seed + i`.
+    pub seed: u64,
+    /// Every `sweep_every`-th state checks every id of the action space; the
+    /// others check `sample_ids` random ids. 1 sweeps every state.
+    pub sweep_every: usize,
+    /// Random ids checked on non-sweep states.
+    pub sample_ids: usize,
+    /// Determinize every `determinize_every`-th state (for every seat).
+    pub determinize_every: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { games: 20, seed: 0, sweep_every: 16, sample_ids: 32, determinize_every: 1 }
+    }
+}
+
+/// What the suite covered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConformanceReport {
+    /// Games played to the end.
+    pub games: usize,
+    /// States checked.
+    pub states: usize,
+    /// Chance nodes met.
+    pub chance_nodes: usize,
+    /// Legal actions checked (validated and applied).
+    pub legal_checked: usize,
+    /// Illegal ids checked (rejected, state unchanged).
+    pub illegal_checked: usize,
+    /// Determinizations checked.
+    pub determinizations: usize,
+    /// Longest game in actions.
+    pub longest_game: usize,
+}
+
+/// A broken promise of the contract, located by game seed and step.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("conformance failure in game seed {seed} at step {step}: {message}")]
+pub struct ConformanceError {
+    /// The game's seed.
+    pub seed: u64,
+    /// The step (actions played before the failing check).
+    pub step: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Runs the suite for `games` random games from `seed` with default options.
+///
+/// # Errors
+/// The first [`ConformanceError`] found.
+pub fn check<G: Game>(config: &G::Config, games: usize, seed: u64) -> Result<ConformanceReport, ConformanceError> {
+    check_with::<G>(config, &Options { games, seed, ..Options::default() })
+}
+
+/// Runs the suite with `options`.
+///
+/// # Errors
+/// The first [`ConformanceError`] found.
+pub fn check_with<G: Game>(config: &G::Config, options: &Options) -> Result<ConformanceReport, ConformanceError> {
+    let mut report = ConformanceReport::default();
+    let fail = |seed: u64, step: usize, message: String| ConformanceError { seed, step, message };
+    // the config survives JSON
+    let json =
+        serde_json::to_string(config).map_err(|e| fail(options.seed, 0, format!("config does not serialize: {e}")))?;
+    let back: G::Config =
+        serde_json::from_str(&json).map_err(|e| fail(options.seed, 0, format!("config does not deserialize: {e}")))?;
+    if &back != config {
+        return Err(fail(options.seed, 0, format!("config JSON round trip changed it: {json}")));
+    }
+    let n_ids = G::num_distinct_actions(config);
+    let bound = G::max_game_length(config);
+    let tensor_len = G::observation_tensor_len(config);
+    if tensor_len != G::observation_tensor_shape(config).iter().product::<usize>() {
+        return Err(fail(options.seed, 0, "tensor length is not the product of its shape".into()));
+    }
+    for g in 0..options.games {
+        let seed = options.seed.wrapping_add(g as u64);
+        let mut state = G::new_game(config).map_err(|e| fail(seed, 0, format!("config does not validate: {e}")))?;
+        let n = state.num_players();
+        let mut rng = GameRng::new(seed);
+        let mut det_rng = rng.child(7);
+        let mut list = G::ActionList::default();
+        let mut chances = G::ChanceList::default();
+        let mut tensor = vec![0f32; tensor_len];
+        let mut tensor2 = vec![0f32; tensor_len];
+        let mut ids: Vec<ActionId> = Vec::new();
+        let mut step = 0usize;
+        loop {
+            report.states += 1;
+            let turn = state.turn();
+            state.legal_actions(&mut list);
+            state.chance_outcomes(&mut chances);
+            let err = |m: String| fail(seed, step, m);
+            // turn and lists agree
+            match turn {
+                Turn::Player(p) => {
+                    if p >= n {
+                        return Err(err(format!("turn names seat {p} of {n}")));
+                    }
+                    if list.is_empty() {
+                        return Err(err("a player's turn with no legal action".into()));
+                    }
+                    if !chances.is_empty() {
+                        return Err(err("chance outcomes listed at a player's turn".into()));
+                    }
+                }
+                Turn::Chance => {
+                    report.chance_nodes += 1;
+                    if chances.is_empty() || chances.iter().any(|o| o.weight == 0) {
+                        return Err(err("a chance node without outcomes or with a zero weight".into()));
+                    }
+                    let same = chances.len() == list.len() && chances.iter().all(|o| list.contains(&o.action));
+                    if !same {
+                        return Err(err("chance outcomes differ from the legal actions".into()));
+                    }
+                    let total: f64 = chances.iter().map(|o| o.probability(&chances)).sum();
+                    if (total - 1.0).abs() > 1e-9 {
+                        return Err(err(format!("chance probabilities sum to {total}")));
+                    }
+                }
+                Turn::Terminal => {
+                    if !list.is_empty() || !chances.is_empty() {
+                        return Err(err("a terminal state lists actions".into()));
+                    }
+                }
+            }
+            if (turn == Turn::Terminal) != state.outcome().is_some() {
+                return Err(err("outcome() is Some exactly when terminal is broken".into()));
+            }
+            if list.len() > list.capacity() {
+                return Err(err("list over capacity".into()));
+            }
+            // legal actions: codec, notation, validate, apply
+            for (i, &a) in list.iter().enumerate() {
+                if list[..i].contains(&a) {
+                    return Err(err(format!("action {a} listed twice")));
+                }
+                let id = G::action_id(config, a);
+                if id as usize >= n_ids {
+                    return Err(err(format!("action {a} has id {id} outside 0..{n_ids}")));
+                }
+                match G::action_from_id(config, id) {
+                    Ok(b) if b == a => {}
+                    other => return Err(err(format!("id {id} of {a} decodes to {other:?}"))),
+                }
+                let text = a.to_string();
+                match text.parse::<G::Action>() {
+                    Ok(b) if b == a => {}
+                    Ok(b) => return Err(err(format!("notation {text:?} of {a:?} parses as {b:?}"))),
+                    Err(e) => return Err(err(format!("notation {text:?} of {a:?} does not parse: {e}"))),
+                }
+                if let Err(e) = state.validate(a) {
+                    return Err(err(format!("listed action {a} fails validation: {e}")));
+                }
+                let mut child = state.clone();
+                if let Err(e) = child.apply(a) {
+                    return Err(err(format!("listed action {a} fails to apply: {e}")));
+                }
+                let mut fast = state.clone();
+                fast.apply_unchecked(a);
+                if fast != child {
+                    return Err(err(format!("apply and apply_unchecked of {a} disagree")));
+                }
+                report.legal_checked += 1;
+            }
+            // illegal ids are rejected and leave the state unchanged
+            let sweep = step.is_multiple_of(options.sweep_every.max(1)) || turn == Turn::Terminal;
+            let count = if sweep { n_ids } else { options.sample_ids.min(n_ids) };
+            for k in 0..count {
+                let id = if sweep { k as ActionId } else { rng.below(n_ids as u32) };
+                let a = match G::action_from_id(config, id) {
+                    Ok(a) => a,
+                    Err(e) => return Err(err(format!("id {id} below num_distinct_actions does not decode: {e}"))),
+                };
+                if G::action_id(config, a) != id {
+                    return Err(err(format!("id {id} decodes to {a}, whose id is {}", G::action_id(config, a))));
+                }
+                if list.contains(&a) {
+                    continue;
+                }
+                if state.validate(a).is_ok() {
+                    return Err(err(format!("unlisted action {a} (id {id}) validates")));
+                }
+                let mut copy = state.clone();
+                if copy.apply(a).is_ok() {
+                    return Err(err(format!("unlisted action {a} (id {id}) applies")));
+                }
+                if copy != state {
+                    return Err(err(format!("rejected action {a} changed the state")));
+                }
+                report.illegal_checked += 1;
+            }
+            if G::action_from_id(config, n_ids as ActionId).is_ok() || G::action_from_id(config, ActionId::MAX).is_ok()
+            {
+                return Err(err("ids past the action space decode".into()));
+            }
+            // observations
+            for seat in 0..n {
+                if let Err(e) = state.observation(seat) {
+                    return Err(err(format!("observation of seat {seat} fails: {e}")));
+                }
+                if let Err(e) = state.write_observation_tensor(seat, &mut tensor) {
+                    return Err(err(format!("tensor of seat {seat} fails: {e}")));
+                }
+            }
+            if state.observation(n).is_ok() || state.write_observation_tensor(n, &mut tensor).is_ok() {
+                return Err(err(format!("seat {n} of a {n}-seat game is accepted")));
+            }
+            if tensor_len > 0 && state.write_observation_tensor(0, &mut tensor[1..]).is_ok() {
+                return Err(err("a tensor buffer of the wrong length is accepted".into()));
+            }
+            if state.determinize(n, &mut det_rng).is_ok() {
+                return Err(err(format!("determinize for seat {n} of a {n}-seat game is accepted")));
+            }
+            // determinization keeps the observer's view
+            if step.is_multiple_of(options.determinize_every.max(1)) {
+                for seat in 0..n {
+                    let det = match state.determinize(seat, &mut det_rng) {
+                        Ok(d) => d,
+                        Err(e) => return Err(err(format!("determinize for seat {seat} fails: {e}"))),
+                    };
+                    let (a, b) = (state.observation(seat).ok(), det.observation(seat).ok());
+                    if a != b {
+                        return Err(err(format!("determinize changed seat {seat}'s observation: {a:?} vs {b:?}")));
+                    }
+                    let _ = state.write_observation_tensor(seat, &mut tensor);
+                    let _ = det.write_observation_tensor(seat, &mut tensor2);
+                    if tensor != tensor2 {
+                        return Err(err(format!("determinize changed seat {seat}'s tensor")));
+                    }
+                    if det.turn() != turn {
+                        return Err(err(format!("determinize for seat {seat} changed whose turn it is")));
+                    }
+                    if turn == Turn::Player(seat) {
+                        let mut dl = G::ActionList::default();
+                        det.legal_actions(&mut dl);
+                        if dl.len() != list.len() || dl.iter().any(|a| !list.contains(a)) {
+                            return Err(err(format!("determinize for seat {seat} changed its legal actions")));
+                        }
+                    }
+                    report.determinizations += 1;
+                }
+            }
+            // next action
+            let action = match turn {
+                Turn::Terminal => break,
+                Turn::Chance => match sample_chance(&state, &mut rng, &mut chances) {
+                    Some(a) => a,
+                    None => return Err(err("sampling a chance node failed".into())),
+                },
+                Turn::Player(_) => list[rng.index(list.len())],
+            };
+            if step >= bound {
+                return Err(err(format!("the game did not end within max_game_length = {bound}")));
+            }
+            ids.push(G::action_id(config, action));
+            state.apply_unchecked(action);
+            step += 1;
+        }
+        report.games += 1;
+        report.longest_game = report.longest_game.max(step);
+        check_record::<G>(config, seed, &state, &ids)?;
+    }
+    Ok(report)
+}
+
+fn check_record<G: Game>(config: &G::Config, seed: u64, end: &G, ids: &[ActionId]) -> Result<(), ConformanceError> {
+    let fail = |step: usize, message: String| ConformanceError { seed, step, message };
+    let mut record = GameRecord::new::<G>(config.clone(), Some(seed));
+    record.actions = ids.to_vec();
+    let json = record.to_json();
+    let back =
+        GameRecord::<G::Config>::from_json::<G>(&json).map_err(|e| fail(ids.len(), format!("record JSON: {e}")))?;
+    let replayed =
+        back.replay::<G>().map_err(|e| fail(ids.len(), format!("replay of the game's record fails: {e}")))?;
+    if &replayed != end {
+        return Err(fail(ids.len(), "replay does not rebuild the identical state".into()));
+    }
+    // one action past the end is illegal, naming that step
+    let mut extended = record.clone();
+    extended.actions.push(ids.first().copied().unwrap_or(0));
+    match extended.replay::<G>() {
+        Err(RecordError::IllegalAction { step, .. }) if step == ids.len() => {}
+        other => return Err(fail(ids.len(), format!("an action after the end gives {:?}", other.map(|_| ())))),
+    }
+    // an unknown id in the middle names its step
+    if !ids.is_empty() {
+        let k = ids.len() / 2;
+        let mut broken = record.clone();
+        broken.actions[k] = G::num_distinct_actions(config) as ActionId;
+        match broken.replay::<G>() {
+            Err(RecordError::UnknownAction { step, .. }) if step == k => {}
+            other => return Err(fail(k, format!("an unknown id at step {k} gives {:?}", other.map(|_| ())))),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,429 @@
+//! The kit tested on its own small game, `HiddenNim`, before any engine.
+
+use boardgame_kit::testgame::{HiddenNim, NimAction, NimConfig, NimError};
+use boardgame_kit::{
+    Agent, Arena, Entrant, Game, GameRecord, GameRng, Outcome, PlayError, RandomAgent, RecordError, RecordHeader,
+    Seats, Turn, conformance, legal_action_mask, perft, play_game, playout, wilson_interval,
+};
+
+fn new(stones: u8) -> HiddenNim {
+    HiddenNim::new_game(&NimConfig { stones }).unwrap()
+}
+
+fn play(state: &mut HiddenNim, actions: &[NimAction]) {
+    for &a in actions {
+        state.apply(a).unwrap();
+    }
+}
+
+#[test]
+fn bad_config_is_a_typed_error() {
+    let e = HiddenNim::new_game(&NimConfig { stones: 0 }).unwrap_err();
+    assert_eq!(e, NimError::Config(0));
+    assert!(e.to_string().contains("between 1 and 20"));
+}
+
+#[test]
+fn explicit_chance_nodes_list_exact_weights() {
+    let mut s = new(5);
+    assert_eq!(s.turn(), Turn::Chance);
+    let mut c = <HiddenNim as Game>::ChanceList::default();
+    s.chance_outcomes(&mut c);
+    assert_eq!(c.len(), 3);
+    assert!(c.iter().all(|o| (o.probability(&c) - 1.0 / 3.0).abs() < 1e-12));
+    s.apply(NimAction::Deal(2)).unwrap();
+    s.chance_outcomes(&mut c);
+    let actions: Vec<_> = c.iter().map(|o| o.action).collect();
+    assert_eq!(actions, [NimAction::Deal(1), NimAction::Deal(3)]);
+    s.apply(NimAction::Deal(3)).unwrap();
+    assert_eq!(s.turn(), Turn::Player(0));
+    s.chance_outcomes(&mut c);
+    assert!(c.is_empty());
+}
+
+#[test]
+fn illegal_apply_is_an_error_and_leaves_the_state_unchanged() {
+    let mut s = new(3);
+    play(&mut s, &[NimAction::Deal(1), NimAction::Deal(2), NimAction::Take(2)]);
+    let before = s;
+    for bad in [NimAction::Take(2), NimAction::Deal(3)] {
+        let e = s.apply(bad).unwrap_err();
+        assert!(matches!(e, NimError::Illegal(a, _) if a == bad), "{e}");
+        assert_eq!(s, before);
+    }
+    s.apply(NimAction::Take(1)).unwrap();
+    assert_eq!(s.turn(), Turn::Terminal);
+    let end = s;
+    assert!(s.apply(NimAction::Take(1)).is_err());
+    assert_eq!(s, end);
+}
+
+#[test]
+fn outcome_scores_and_returns() {
+    // seat 1 takes the last stone: 2 + 1 = 3 against seat 0's 3 → draw
+    let mut s = new(3);
+    play(&mut s, &[NimAction::Deal(3), NimAction::Deal(1), NimAction::Take(1), NimAction::Take(2)]);
+    assert_eq!(s.outcome(), Some(Outcome::Draw(Seats::EMPTY.with(0).with(1))));
+    let mut r = [9.0; 2];
+    s.returns(&mut r);
+    assert_eq!(r, [0.5, 0.5]);
+    let mut s = new(2);
+    play(&mut s, &[NimAction::Deal(2), NimAction::Deal(1), NimAction::Take(2)]);
+    assert_eq!(s.outcome(), Some(Outcome::Winner(0)));
+    assert_eq!((s.score(0), s.score(1), s.score(7)), (4, 1, 0));
+    s.returns(&mut r);
+    assert_eq!(r, [1.0, 0.0]);
+}
+
+#[test]
+fn codec_round_trip_and_unknown_ids() {
+    let config = NimConfig::default();
+    for id in 0..HiddenNim::num_distinct_actions(&config) as u32 {
+        let a = HiddenNim::action_from_id(&config, id).unwrap();
+        assert_eq!(HiddenNim::action_id(&config, a), id);
+        assert_eq!(a.to_string().parse::<NimAction>().unwrap(), a);
+    }
+    assert_eq!(HiddenNim::action_from_id(&config, 5), Err(NimError::UnknownId(5)));
+    assert!("take 3".parse::<NimAction>().is_err());
+    assert!("".parse::<NimAction>().is_err());
+    assert!("take x".parse::<NimAction>().unwrap_err().to_string().contains("take x"));
+}
+
+#[test]
+fn legal_action_mask_marks_exactly_the_legal_ids() {
+    let mut s = new(1);
+    play(&mut s, &[NimAction::Deal(1), NimAction::Deal(3)]);
+    let mut mask = [true; 5];
+    assert_eq!(legal_action_mask(&s, &mut mask).unwrap(), 1);
+    assert_eq!(mask, [false, false, false, true, false]);
+    let mut short = [false; 4];
+    assert!(legal_action_mask(&s, &mut short).is_err());
+}
+
+#[test]
+fn perft_matches_hand_counts() {
+    // depth 1: 3 cards; 2: ×2 cards; then takes of 1 or 2 from 5 stones:
+    // f(n,k) sequences of k takes: f(5,1)=2, f(5,2)=4, f(5,3)=7, f(5,4)=5.
+    let s = new(5);
+    let counts: Vec<u64> = (0..=6).map(|d| perft(&s, d)).collect();
+    assert_eq!(counts, [1, 3, 6, 12, 24, 42, 30]);
+}
+
+#[test]
+fn observations_hide_the_other_card_and_determinize_keeps_the_view() {
+    let mut s = new(4);
+    play(&mut s, &[NimAction::Deal(1), NimAction::Deal(3)]);
+    let o0 = s.observation(0).unwrap();
+    assert_eq!((o0.own_card, o0.other_card), (1, 0));
+    let mut t = [0f32; 6];
+    s.write_observation_tensor(1, &mut t).unwrap();
+    assert_eq!(t, [4.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    assert_eq!(s.observation(2), Err(NimError::Seat(2)));
+    assert!(s.write_observation_tensor(0, &mut [0.0; 5]).is_err());
+    let mut rng = GameRng::new(1);
+    let mut seen = [false; 4];
+    for _ in 0..50 {
+        let d = s.determinize(0, &mut rng).unwrap();
+        assert_eq!(d.observation(0).unwrap(), o0);
+        let other = d.observation(1).unwrap().own_card;
+        assert_ne!(other, 1);
+        seen[other as usize] = true;
+    }
+    assert_eq!(seen, [false, false, true, true], "both unseen cards are sampled");
+}
+
+#[test]
+fn conformance_suite_passes_on_the_test_game() {
+    for stones in [1, 5, 12] {
+        let report = conformance::check::<HiddenNim>(&NimConfig { stones }, 30, 11).unwrap();
+        assert_eq!(report.games, 30);
+        assert!(report.illegal_checked > 0 && report.determinizations > 0 && report.chance_nodes == 60);
+    }
+}
+
+/// HiddenNim with one planted defect, to show the suite fails when a promise
+/// is broken.
+#[derive(Clone, Debug, PartialEq)]
+struct Broken {
+    inner: HiddenNim,
+    defect: Defect,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Defect {
+    /// `legal_actions` omits `take 2` although `validate` accepts it.
+    OmitsTakeTwo,
+    /// `determinize` reveals a different own card to the observer.
+    LeakyDeterminize,
+    /// `action_from_id` shifts ids.
+    BadCodec,
+}
+
+thread_local!(static DEFECT: std::cell::Cell<Defect> = const { std::cell::Cell::new(Defect::OmitsTakeTwo) });
+
+impl Game for Broken {
+    type Config = NimConfig;
+    type Action = NimAction;
+    type ActionList = <HiddenNim as Game>::ActionList;
+    type ChanceList = <HiddenNim as Game>::ChanceList;
+    type Observation = <HiddenNim as Game>::Observation;
+    type Error = NimError;
+    const NAME: &'static str = "broken";
+    const RULES_VERSION: u32 = 1;
+    fn new_game(c: &NimConfig) -> Result<Self, NimError> {
+        Ok(Broken { inner: HiddenNim::new_game(c)?, defect: DEFECT.with(|d| d.get()) })
+    }
+    fn config(&self) -> &NimConfig {
+        self.inner.config()
+    }
+    fn num_players(&self) -> usize {
+        2
+    }
+    fn turn(&self) -> Turn {
+        self.inner.turn()
+    }
+    fn legal_actions(&self, out: &mut Self::ActionList) {
+        self.inner.legal_actions(out);
+        if self.defect == Defect::OmitsTakeTwo {
+            out.retain(|a| *a != NimAction::Take(2));
+        }
+    }
+    fn chance_outcomes(&self, out: &mut Self::ChanceList) {
+        self.inner.chance_outcomes(out)
+    }
+    fn validate(&self, a: NimAction) -> Result<(), NimError> {
+        self.inner.validate(a)
+    }
+    fn apply_unchecked(&mut self, a: NimAction) {
+        self.inner.apply_unchecked(a)
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        self.inner.outcome()
+    }
+    fn score(&self, seat: usize) -> i32 {
+        self.inner.score(seat)
+    }
+    fn num_distinct_actions(c: &NimConfig) -> usize {
+        HiddenNim::num_distinct_actions(c)
+    }
+    fn max_game_length(c: &NimConfig) -> usize {
+        HiddenNim::max_game_length(c)
+    }
+    fn action_id(c: &NimConfig, a: NimAction) -> u32 {
+        HiddenNim::action_id(c, a)
+    }
+    fn action_from_id(c: &NimConfig, id: u32) -> Result<NimAction, NimError> {
+        let shift = u32::from(DEFECT.with(|d| d.get()) == Defect::BadCodec && id == 0);
+        HiddenNim::action_from_id(c, id + shift)
+    }
+    fn observation(&self, seat: usize) -> Result<Self::Observation, NimError> {
+        self.inner.observation(seat)
+    }
+    fn observation_tensor_shape(c: &NimConfig) -> Vec<usize> {
+        HiddenNim::observation_tensor_shape(c)
+    }
+    fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), NimError> {
+        self.inner.write_observation_tensor(seat, out)
+    }
+    fn determinize(&self, observer: usize, rng: &mut GameRng) -> Result<Self, NimError> {
+        let mut d = self.clone();
+        d.inner = self.inner.determinize(observer, rng)?;
+        if self.defect == Defect::LeakyDeterminize {
+            // resamples the observer's own card (the card the *other* seat cannot see)
+            d.inner = self.inner.determinize(1 - observer, rng)?;
+        }
+        Ok(d)
+    }
+}
+
+#[test]
+fn conformance_suite_catches_broken_engines() {
+    for (defect, needle) in
+        [(Defect::OmitsTakeTwo, "take 2"), (Defect::LeakyDeterminize, "determinize"), (Defect::BadCodec, "decode")]
+    {
+        DEFECT.with(|d| d.set(defect));
+        let err = conformance::check::<Broken>(&NimConfig { stones: 6 }, 5, 0).unwrap_err();
+        assert!(err.to_string().contains(needle), "{defect:?}: {err}");
+    }
+    DEFECT.with(|d| d.set(Defect::OmitsTakeTwo));
+}
+
+#[test]
+fn a_bad_id_in_a_played_record_names_its_step() {
+    let game = play_game::<HiddenNim>(&NimConfig::default(), &mut [&mut RandomAgent, &mut RandomAgent], 3).unwrap();
+    let mut record = game.record.clone();
+    record.actions[2] = 99;
+    let err = record.replay::<HiddenNim>().unwrap_err();
+    assert_eq!(err.step(), Some(2));
+    assert!(err.to_string().contains("step 2"), "{err}");
+}
+
+#[test]
+fn golden_game_for_seed_2024() {
+    let mut a = RandomAgent;
+    let mut b = RandomAgent;
+    let game = play_game::<HiddenNim>(&NimConfig { stones: 9 }, &mut [&mut a, &mut b], 2024).unwrap();
+    assert_eq!(game.record.actions, GOLDEN_ACTIONS_SEED_2024);
+}
+/// Deal 1, deal 2, then take 2, 2, 2, 1, 1, 1 (9 stones).
+const GOLDEN_ACTIONS_SEED_2024: [u32; 8] = [0, 1, 4, 4, 4, 3, 3, 3];
+
+#[test]
+fn same_seed_same_game_and_record_replays() {
+    for seed in 0..50 {
+        let g1 =
+            play_game::<HiddenNim>(&NimConfig { stones: 7 }, &mut [&mut RandomAgent, &mut RandomAgent], seed).unwrap();
+        let g2 =
+            play_game::<HiddenNim>(&NimConfig { stones: 7 }, &mut [&mut RandomAgent, &mut RandomAgent], seed).unwrap();
+        assert_eq!(g1.record, g2.record);
+        assert_eq!(g1.state, g2.state);
+        let json = g1.record.to_json();
+        let back = GameRecord::from_json::<HiddenNim>(&json).unwrap();
+        assert_eq!(back, g1.record);
+        assert_eq!(back.replay::<HiddenNim>().unwrap(), g1.state);
+        assert!(back.is_complete::<HiddenNim>().unwrap());
+    }
+}
+
+#[test]
+fn corrupted_records_are_typed_errors_naming_the_step() {
+    let game = play_game::<HiddenNim>(&NimConfig { stones: 6 }, &mut [&mut RandomAgent, &mut RandomAgent], 1).unwrap();
+    let record = game.record;
+    // an illegal action: dealing at a player's turn
+    let mut r = record.clone();
+    r.actions[3] = 0;
+    match r.replay::<HiddenNim>() {
+        Err(RecordError::IllegalAction { step: 3, action, .. }) => assert_eq!(action, "deal 1"),
+        other => panic!("{other:?}"),
+    }
+    // an unknown id
+    let mut r = record.clone();
+    r.actions[1] = 1000;
+    assert!(matches!(r.replay::<HiddenNim>(), Err(RecordError::UnknownAction { step: 1, id: 1000, .. })));
+    // wrong engine, rules and format versions, bad config
+    let mut r = record.clone();
+    r.engine = "chess".into();
+    assert!(matches!(r.replay::<HiddenNim>(), Err(RecordError::WrongEngine { .. })));
+    let json = r.to_json();
+    assert!(matches!(GameRecord::from_json::<HiddenNim>(&json), Err(RecordError::WrongEngine { .. })));
+    let mut r = record.clone();
+    r.rules_version = 2;
+    assert!(matches!(r.replay::<HiddenNim>(), Err(RecordError::RulesVersion { expected: 1, found: 2 })));
+    let mut r = record.clone();
+    r.format_version = 0;
+    assert!(matches!(r.replay::<HiddenNim>(), Err(RecordError::FormatVersion { .. })));
+    let mut r = record.clone();
+    r.config.stones = 40;
+    let e = r.replay::<HiddenNim>().unwrap_err();
+    assert!(matches!(e, RecordError::InvalidConfig(_)) && e.to_string().contains("40"), "{e}");
+    // malformed JSON and truncated text
+    let json = record.to_json();
+    assert!(matches!(GameRecord::from_json::<HiddenNim>(&json[..json.len() / 2]), Err(RecordError::Json(_))));
+    assert!(matches!(RecordHeader::from_json("[1,2]"), Err(RecordError::Json(_))));
+    assert_eq!(RecordHeader::from_json(&json).unwrap().engine, "hidden-nim");
+    // a truncated game replays but is not complete
+    let mut r = record.clone();
+    r.actions.truncate(3);
+    assert!(!r.is_complete::<HiddenNim>().unwrap());
+}
+
+struct Cheater;
+impl Agent<HiddenNim> for Cheater {
+    fn name(&self) -> String {
+        "cheater".into()
+    }
+    fn act(&mut self, _: &HiddenNim, _: usize, _: &mut GameRng) -> NimAction {
+        NimAction::Take(2)
+    }
+}
+
+#[test]
+fn driver_rejects_illegal_agent_actions_and_wrong_agent_counts() {
+    let e = play_game::<HiddenNim>(&NimConfig { stones: 3 }, &mut [&mut Cheater, &mut Cheater], 0).unwrap_err();
+    assert!(matches!(e, PlayError::IllegalAgentAction { step: 3, seat: 1, .. }), "{e}");
+    let e = play_game::<HiddenNim>(&NimConfig { stones: 3 }, &mut [&mut RandomAgent], 0).unwrap_err();
+    assert!(matches!(e, PlayError::AgentCount { seats: 2, agents: 1 }));
+}
+
+#[test]
+fn playout_ends_the_game_and_is_reproducible() {
+    for seed in 0..20 {
+        let mut a = new(10);
+        let mut b = new(10);
+        let na = playout(&mut a, &mut GameRng::new(seed), usize::MAX);
+        let nb = playout(&mut b, &mut GameRng::new(seed), usize::MAX);
+        assert_eq!((na, a), (nb, b));
+        assert!(a.is_terminal());
+        assert!(na <= HiddenNim::max_game_length(a.config()));
+    }
+    let mut s = new(10);
+    assert_eq!(playout(&mut s, &mut GameRng::new(0), 2), 2);
+    assert_eq!(s.turn(), Turn::Player(0));
+}
+
+#[test]
+fn arena_is_reproducible_whatever_the_threads_and_shards() {
+    let arena = Arena::<HiddenNim>::new(NimConfig { stones: 8 });
+    let entrants = [Entrant::new("first", || Box::new(RandomAgent)), Entrant::new("second", || Box::new(RandomAgent))];
+    let one = arena.run(&entrants, 0..300, 1).unwrap();
+    let two = arena.run(&entrants, 0..300, 2).unwrap();
+    assert_eq!(one, two);
+    let mut merged = arena.run(&entrants, 0..100, 1).unwrap();
+    merged.merge(&arena.run(&entrants, 100..300, 2).unwrap()).unwrap();
+    assert_eq!(merged, one);
+    assert_eq!(one.games, 300);
+    for e in &one.entrants {
+        assert_eq!(e.games, 300);
+        assert_eq!(e.wins + e.draws + e.losses(), 300);
+    }
+    // draws are shared: both entrants count the same draws
+    assert_eq!(one.entrants[0].draws, one.entrants[1].draws);
+    let other = Arena::<HiddenNim>::new(NimConfig { stones: 8 }).run(&entrants, 1..301, 1).unwrap();
+    assert_ne!(other, one, "different seeds give different results");
+}
+
+#[test]
+fn arena_rotates_seats() {
+    let arena = Arena::<HiddenNim>::new(NimConfig::default());
+    assert_eq!((arena.seat_of(0, 0, 2), arena.seat_of(0, 1, 2), arena.seat_of(1, 1, 2)), (0, 1, 0));
+    let fixed = Arena::<HiddenNim>::new(NimConfig::default()).rotate_seats(false);
+    assert_eq!(fixed.seat_of(0, 1, 2), 0);
+}
+
+#[test]
+fn wilson_interval_brackets_the_rate() {
+    let (lo, hi) = wilson_interval(50, 100, 1.96);
+    assert!((lo - 0.4038).abs() < 1e-3 && (hi - 0.5962).abs() < 1e-3, "{lo} {hi}");
+    assert_eq!(wilson_interval(0, 0, 1.96), (0.0, 1.0));
+    let (lo, hi) = wilson_interval(0, 10, 1.96);
+    assert_eq!(lo, 0.0);
+    assert!(hi > 0.2 && hi < 0.35);
+}
+
+mod strategies {
+    use super::*;
+    use boardgame_kit::strategy::{random_walk, reachable_state, reachable_walk};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn reachable_states_are_reachable(walk in reachable_walk::<HiddenNim>(NimConfig { stones: 9 }, 12)) {
+            let mut record = GameRecord::new::<HiddenNim>(NimConfig { stones: 9 }, Some(walk.seed));
+            record.actions = walk.actions.clone();
+            prop_assert_eq!(record.replay::<HiddenNim>().unwrap(), walk.state);
+        }
+
+        #[test]
+        fn scores_are_bounded(state in reachable_state::<HiddenNim>(NimConfig { stones: 9 }, 12)) {
+            prop_assert!(state.score(0) + state.score(1) <= 7);
+        }
+    }
+
+    #[test]
+    fn walks_are_deterministic() {
+        let a = random_walk::<HiddenNim>(&NimConfig::default(), 5, 6);
+        let b = random_walk::<HiddenNim>(&NimConfig::default(), 5, 6);
+        assert_eq!(a.actions, b.actions);
+        assert_eq!(a.state, b.state);
+    }
+}
