@@ -336,3 +336,79 @@ fn check_record<G: Game>(config: &G::Config, seed: u64, end: &G, ids: &[ActionId
     }
     Ok(())
 }
+
+/// Drives a game by arbitrary bytes through the **checked** API — the body of
+/// the fuzz targets and of their proptest twins.
+///
+/// Each byte pair is one step. If the first byte's high bit is set, the step
+/// plays a listed legal action (or chance outcome) chosen by the pair;
+/// otherwise the pair is taken as a raw action id (possibly past the action
+/// space) and applied with [`Game::apply`]. After every step: a rejected id
+/// or action left the state unchanged, `turn`/`outcome`/lists agree, every
+/// seat's observation and tensor can be written, and `invariant` holds.
+/// Returns the number of actions applied.
+///
+/// # Errors
+/// The first broken promise, as a [`ConformanceError`] (seed 0, the step).
+pub fn check_action_bytes<G: Game>(
+    config: &G::Config,
+    bytes: &[u8],
+    invariant: impl Fn(&G) -> Result<(), String>,
+) -> Result<usize, ConformanceError> {
+    let fail = |step: usize, message: String| ConformanceError { seed: 0, step, message };
+    let Ok(mut state) = G::new_game(config) else { return Ok(0) };
+    let n_ids = G::num_distinct_actions(config);
+    let mut tensor = vec![0f32; G::observation_tensor_len(config)];
+    let mut list = G::ActionList::default();
+    let mut applied = 0usize;
+    invariant(&state).map_err(|m| fail(0, m))?;
+    for (step, pair) in bytes.chunks_exact(2).enumerate() {
+        let word = u16::from_le_bytes([pair[0], pair[1]]);
+        state.legal_actions(&mut list);
+        let action = if pair[1] & 0x80 != 0 {
+            if list.is_empty() {
+                continue;
+            }
+            list[usize::from(word & 0x7fff) % list.len()]
+        } else {
+            let id = u32::from(word & 0x7fff) % (n_ids as u32 + 8).max(1);
+            match G::action_from_id(config, id) {
+                Ok(a) => a,
+                Err(_) if id as usize >= n_ids => continue,
+                Err(e) => return Err(fail(step, format!("id {id} inside the action space fails to decode: {e}"))),
+            }
+        };
+        let before = state.clone();
+        let listed = list.contains(&action);
+        match state.apply(action) {
+            Ok(()) => {
+                applied += 1;
+                if !listed {
+                    return Err(fail(step, format!("unlisted action {action} was applied")));
+                }
+            }
+            Err(e) => {
+                if state != before {
+                    return Err(fail(step, format!("rejected action {action} ({e}) changed the state")));
+                }
+                if listed {
+                    return Err(fail(step, format!("listed action {action} was rejected: {e}")));
+                }
+            }
+        }
+        if (state.turn() == Turn::Terminal) != state.outcome().is_some() {
+            return Err(fail(step, "outcome() is Some exactly when terminal is broken".into()));
+        }
+        state.legal_actions(&mut list);
+        if matches!(state.turn(), Turn::Player(_) | Turn::Chance) == list.is_empty() {
+            return Err(fail(step, "a live state without legal actions, or a terminal one with some".into()));
+        }
+        for seat in 0..state.num_players() {
+            if state.observation(seat).is_err() || state.write_observation_tensor(seat, &mut tensor).is_err() {
+                return Err(fail(step, format!("observation of seat {seat} fails")));
+            }
+        }
+        invariant(&state).map_err(|m| fail(step, m))?;
+    }
+    Ok(applied)
+}

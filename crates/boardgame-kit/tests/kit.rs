@@ -427,3 +427,28 @@ mod strategies {
         assert_eq!(a.state, b.state);
     }
 }
+
+#[test]
+fn byte_driven_checks_pass_and_catch_defects() {
+    let config = NimConfig { stones: 9 };
+    let bytes: Vec<u8> = (0..200u32).map(|i| (i * 37 % 256) as u8).collect();
+    let applied = conformance::check_action_bytes::<HiddenNim>(&config, &bytes, |_| Ok(())).unwrap();
+    assert!(applied > 0);
+    // an invariant that fails once a stone is taken is reported
+    let all_legal = [0xff_u8; 40];
+    let err = conformance::check_action_bytes::<HiddenNim>(&config, &all_legal, |s| {
+        if s.observation(0).map(|o| o.stones).unwrap_or(0) < 9 { Err("a stone was taken".into()) } else { Ok(()) }
+    })
+    .unwrap_err();
+    assert!(err.message.contains("a stone was taken"), "{err}");
+    DEFECT.with(|d| d.set(Defect::OmitsTakeTwo));
+    let err = conformance::check_action_bytes::<Broken>(&config, &[0, 0, 1, 0, 3, 0, 4, 0], |_| Ok(())).unwrap_err();
+    assert!(err.message.contains("unlisted action take 2"), "{err}");
+}
+
+proptest::proptest! {
+    #[test]
+    fn arbitrary_bytes_never_break_the_contract(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+        conformance::check_action_bytes::<HiddenNim>(&NimConfig { stones: 12 }, &bytes, |_| Ok(())).unwrap();
+    }
+}
