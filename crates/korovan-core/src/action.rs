@@ -1,0 +1,353 @@
+//! [`KorovanAction`]: every decision and chance outcome, with stable ids and
+//! a readable notation.
+//!
+//! The action space is fixed for 9 players, so an id never depends on N:
+//!
+//! | ids | action | notation |
+//! |---|---|---|
+//! | 0..6 | `Deal(kind)` (chance, K-3.1) | `deal scout` |
+//! | 6..30 | `Peek { row 1..=8, pos 0..=2 }` (K-4.2) | `peek 2.1` |
+//! | 30..36 | `Lay(ambush set)` (K-4.3) | `lay 0+2` |
+//! | 36..39 | `Place(pos)` (K-5.1) | `place 1` |
+//! | 39..42 | `Switch(pos)` (K-5.3) | `switch 2` |
+//! | 42 | `Reveal` (K-5.4) | `reveal` |
+//! | 43..67 | `Scout { row, pos }` | `scout 3.0` |
+//! | 67..75 | `Spy { row }` | `spy 4` |
+//! | 75..99 | `Flare { row, pos }` | `flare 2.2` |
+//! | 99 | `SecondThought` | `second` |
+//! | 100 | `Guard` | `guard` |
+//! | 101 | `Haggle` | `haggle` |
+//! | 102 | `Pay` | `pay` |
+//!
+//! Rows are numbered 1..N−1 in laying order, as in K-4.1; positions 0, 1, 2.
+//! Within a row-and-position block the id is `base + (row − 1)·3 + pos`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Helper, MAX_ROWS};
+use crate::error::KorovanError;
+
+/// The number of distinct action ids.
+pub const NUM_ACTIONS: usize = 103;
+
+/// The set of positions of a row that hold an `Ambush` (K-4.3): one or two
+/// of the positions 0, 1, 2. Only the 6 legal sets can be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub struct AmbushSet(u8);
+
+impl AmbushSet {
+    /// The 6 sets in id order: `{0}, {1}, {2}, {0,1}, {0,2}, {1,2}`.
+    pub const ALL: [AmbushSet; 6] = [
+        AmbushSet(0b001),
+        AmbushSet(0b010),
+        AmbushSet(0b100),
+        AmbushSet(0b011),
+        AmbushSet(0b101),
+        AmbushSet(0b110),
+    ];
+
+    /// The set with bit `p` set for every ambush position `p`; `None` unless
+    /// it has 1 or 2 of the 3 positions.
+    pub const fn from_mask(mask: u8) -> Option<AmbushSet> {
+        match mask {
+            1..=6 => Some(AmbushSet(mask)),
+            _ => None,
+        }
+    }
+
+    /// The bit mask (bit `p` = an ambush at position `p`).
+    #[inline]
+    pub const fn mask(self) -> u8 {
+        self.0
+    }
+
+    /// Whether position `pos` holds an ambush.
+    pub const fn contains(self, pos: u8) -> bool {
+        pos < 3 && self.0 & (1 << pos) != 0
+    }
+
+    /// The number of ambushes (1 or 2).
+    pub const fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// The index of this set in [`AmbushSet::ALL`].
+    pub const fn index(self) -> usize {
+        match self.0 {
+            1 => 0,
+            2 => 1,
+            4 => 2,
+            3 => 3,
+            5 => 4,
+            _ => 5,
+        }
+    }
+}
+
+impl TryFrom<u8> for AmbushSet {
+    type Error = String;
+    fn try_from(mask: u8) -> Result<Self, String> {
+        AmbushSet::from_mask(mask).ok_or_else(|| {
+            format!("ambush mask must hold 1 or 2 of the positions 0..3 (1..=6), got {mask}")
+        })
+    }
+}
+
+impl From<AmbushSet> for u8 {
+    fn from(s: AmbushSet) -> u8 {
+        s.0
+    }
+}
+
+impl fmt::Display for AmbushSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for p in 0..3u8 {
+            if self.contains(p) {
+                if !first {
+                    f.write_str("+")?;
+                }
+                write!(f, "{p}")?;
+                first = false;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One action of Korovan: a chance outcome or a player's decision. Rows are
+/// numbered 1..=N−1 (K-4.1), positions 0..=2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum KorovanAction {
+    /// Chance: the driver draws a helper of this kind (K-3.1).
+    Deal(Helper),
+    /// A competitor looks at a face-down card already laid (K-4.2).
+    Peek {
+        /// The row, 1-based.
+        row: u8,
+        /// The position, 0..3.
+        pos: u8,
+    },
+    /// A competitor lays its row with ambushes at these positions (K-4.3).
+    Lay(AmbushSet),
+    /// The driver puts the token on a position of the current row (K-5.1).
+    Place(u8),
+    /// The driver moves the token to another position of the row (K-5.3).
+    Switch(u8),
+    /// The card under the token is turned face up and resolved (K-5.4).
+    Reveal,
+    /// Helper: look at a face-down card of the current or a later row (K-6).
+    Scout {
+        /// The row, 1-based.
+        row: u8,
+        /// The position, 0..3.
+        pos: u8,
+    },
+    /// Helper: look at the hand card of a row's owner (K-6).
+    Spy {
+        /// The row, 1-based.
+        row: u8,
+    },
+    /// Helper: turn a face-down card face up for everyone (K-6).
+    Flare {
+        /// The row, 1-based.
+        row: u8,
+        /// The position, 0..3.
+        pos: u8,
+    },
+    /// Helper: one more switch in this step (K-6).
+    SecondThought,
+    /// Helper: the ambush being resolved costs nothing (K-6).
+    Guard,
+    /// Helper: the ambush being resolved costs one cow less (K-6).
+    Haggle,
+    /// Pay the fine of the ambush being resolved (K-5.5).
+    Pay,
+}
+
+const PEEK: u32 = 6;
+const LAY: u32 = 30;
+const PLACE: u32 = 36;
+const SWITCH: u32 = 39;
+const REVEAL: u32 = 42;
+const SCOUT: u32 = 43;
+const SPY: u32 = 67;
+const FLARE: u32 = 75;
+const SECOND: u32 = 99;
+const GUARD: u32 = 100;
+const HAGGLE: u32 = 101;
+const PAY: u32 = 102;
+
+#[inline]
+fn cell_id(row: u8, pos: u8) -> u32 {
+    // clamped so that an out-of-range action still maps into its block
+    let r = u32::from(row.clamp(1, MAX_ROWS as u8)) - 1;
+    r * 3 + u32::from(pos.min(2))
+}
+
+impl KorovanAction {
+    /// The stable id, in `0..NUM_ACTIONS` (see the module table). Actions
+    /// with out-of-range rows or positions (which are never legal) are
+    /// clamped into their block.
+    pub fn id(self) -> u32 {
+        match self {
+            KorovanAction::Deal(h) => h.index() as u32,
+            KorovanAction::Peek { row, pos } => PEEK + cell_id(row, pos),
+            KorovanAction::Lay(s) => LAY + s.index() as u32,
+            KorovanAction::Place(p) => PLACE + u32::from(p.min(2)),
+            KorovanAction::Switch(p) => SWITCH + u32::from(p.min(2)),
+            KorovanAction::Reveal => REVEAL,
+            KorovanAction::Scout { row, pos } => SCOUT + cell_id(row, pos),
+            KorovanAction::Spy { row } => SPY + u32::from(row.clamp(1, MAX_ROWS as u8)) - 1,
+            KorovanAction::Flare { row, pos } => FLARE + cell_id(row, pos),
+            KorovanAction::SecondThought => SECOND,
+            KorovanAction::Guard => GUARD,
+            KorovanAction::Haggle => HAGGLE,
+            KorovanAction::Pay => PAY,
+        }
+    }
+
+    /// The action with id `id`.
+    ///
+    /// # Errors
+    /// [`KorovanError::UnknownId`] when `id >= NUM_ACTIONS`.
+    pub fn from_id(id: u32) -> Result<KorovanAction, KorovanError> {
+        let cell = |base: u32| ((((id - base) / 3) + 1) as u8, ((id - base) % 3) as u8);
+        Ok(match id {
+            0..PEEK => match Helper::from_index(id as usize) {
+                Some(h) => KorovanAction::Deal(h),
+                None => return Err(KorovanError::UnknownId(id)),
+            },
+            PEEK..LAY => {
+                let (row, pos) = cell(PEEK);
+                KorovanAction::Peek { row, pos }
+            }
+            LAY..PLACE => KorovanAction::Lay(AmbushSet::ALL[(id - LAY) as usize]),
+            PLACE..SWITCH => KorovanAction::Place((id - PLACE) as u8),
+            SWITCH..REVEAL => KorovanAction::Switch((id - SWITCH) as u8),
+            REVEAL => KorovanAction::Reveal,
+            SCOUT..SPY => {
+                let (row, pos) = cell(SCOUT);
+                KorovanAction::Scout { row, pos }
+            }
+            SPY..FLARE => KorovanAction::Spy {
+                row: (id - SPY + 1) as u8,
+            },
+            FLARE..SECOND => {
+                let (row, pos) = cell(FLARE);
+                KorovanAction::Flare { row, pos }
+            }
+            SECOND => KorovanAction::SecondThought,
+            GUARD => KorovanAction::Guard,
+            HAGGLE => KorovanAction::Haggle,
+            PAY => KorovanAction::Pay,
+            _ => return Err(KorovanError::UnknownId(id)),
+        })
+    }
+
+    /// The helper card this action plays, if any.
+    pub fn helper(self) -> Option<Helper> {
+        match self {
+            KorovanAction::Scout { .. } => Some(Helper::Scout),
+            KorovanAction::Spy { .. } => Some(Helper::Spy),
+            KorovanAction::Flare { .. } => Some(Helper::Flare),
+            KorovanAction::SecondThought => Some(Helper::SecondThought),
+            KorovanAction::Guard => Some(Helper::Guard),
+            KorovanAction::Haggle => Some(Helper::Haggle),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for KorovanAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            KorovanAction::Deal(h) => write!(f, "deal {h}"),
+            KorovanAction::Peek { row, pos } => write!(f, "peek {row}.{pos}"),
+            KorovanAction::Lay(s) => write!(f, "lay {s}"),
+            KorovanAction::Place(p) => write!(f, "place {p}"),
+            KorovanAction::Switch(p) => write!(f, "switch {p}"),
+            KorovanAction::Reveal => f.write_str("reveal"),
+            KorovanAction::Scout { row, pos } => write!(f, "scout {row}.{pos}"),
+            KorovanAction::Spy { row } => write!(f, "spy {row}"),
+            KorovanAction::Flare { row, pos } => write!(f, "flare {row}.{pos}"),
+            KorovanAction::SecondThought => f.write_str("second"),
+            KorovanAction::Guard => f.write_str("guard"),
+            KorovanAction::Haggle => f.write_str("haggle"),
+            KorovanAction::Pay => f.write_str("pay"),
+        }
+    }
+}
+
+fn parse_small(s: &str, lo: u8, hi: u8) -> Option<u8> {
+    // digits only: no sign, no spaces inside
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v: u8 = s.parse().ok()?;
+    (lo..=hi).contains(&v).then_some(v)
+}
+
+fn parse_cell(s: &str) -> Option<(u8, u8)> {
+    let (r, p) = s.split_once('.')?;
+    Some((parse_small(r, 1, MAX_ROWS as u8)?, parse_small(p, 0, 2)?))
+}
+
+fn parse_set(s: &str) -> Option<AmbushSet> {
+    let mut mask = 0u8;
+    for part in s.split('+') {
+        let p = parse_small(part, 0, 2)?;
+        if mask & (1 << p) != 0 {
+            return None;
+        }
+        mask |= 1 << p;
+    }
+    AmbushSet::from_mask(mask)
+}
+
+impl FromStr for KorovanAction {
+    type Err = KorovanError;
+
+    /// Parses the notation of the module table (`peek 2.1`, `lay 0+2`,
+    /// `place 1`, `scout 3.0`, `spy 4`, `flare 2.2`, `guard`, `pay`, …).
+    fn from_str(s: &str) -> Result<Self, KorovanError> {
+        let bad = || KorovanError::Notation(s.to_string());
+        let t = s.trim();
+        let (verb, arg) = match t.split_once(' ') {
+            Some((v, a)) => (v, Some(a.trim())),
+            None => (t, None),
+        };
+        let a = match (verb, arg) {
+            ("reveal", None) => KorovanAction::Reveal,
+            ("second", None) => KorovanAction::SecondThought,
+            ("guard", None) => KorovanAction::Guard,
+            ("haggle", None) => KorovanAction::Haggle,
+            ("pay", None) => KorovanAction::Pay,
+            ("deal", Some(a)) => KorovanAction::Deal(Helper::from_name(a).ok_or_else(bad)?),
+            ("peek", Some(a)) => {
+                let (row, pos) = parse_cell(a).ok_or_else(bad)?;
+                KorovanAction::Peek { row, pos }
+            }
+            ("scout", Some(a)) => {
+                let (row, pos) = parse_cell(a).ok_or_else(bad)?;
+                KorovanAction::Scout { row, pos }
+            }
+            ("flare", Some(a)) => {
+                let (row, pos) = parse_cell(a).ok_or_else(bad)?;
+                KorovanAction::Flare { row, pos }
+            }
+            ("spy", Some(a)) => KorovanAction::Spy {
+                row: parse_small(a, 1, MAX_ROWS as u8).ok_or_else(bad)?,
+            },
+            ("lay", Some(a)) => KorovanAction::Lay(parse_set(a).ok_or_else(bad)?),
+            ("place", Some(a)) => KorovanAction::Place(parse_small(a, 0, 2).ok_or_else(bad)?),
+            ("switch", Some(a)) => KorovanAction::Switch(parse_small(a, 0, 2).ok_or_else(bad)?),
+            _ => return Err(bad()),
+        };
+        Ok(a)
+    }
+}

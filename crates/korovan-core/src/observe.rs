@@ -1,0 +1,352 @@
+//! Observations (K-8): [`KorovanObservation`], its fixed-length tensor, and
+//! the table renderings (`Display` for the full state and for one player's
+//! view). The layout of the tensor is documented in `docs/encoding-korovan.md`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use boardgame_kit::Turn;
+
+use crate::config::{HelperCounts, MAX_PLAYERS, MAX_ROWS};
+use crate::error::KorovanError;
+use crate::state::{Korovan, NONE, Phase};
+
+/// The length of the observation tensor (the same for every configuration).
+pub const TENSOR_LEN: usize = 303;
+
+/// What one player may know of a state (K-8): the public part (K-8.1) and
+/// its own private part (K-8.2/K-8.3), nothing else. Cells are numbered
+/// `3·(row−1) + pos` in the `u32` masks; rows are bit `row−1` of the `u8`
+/// masks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct KorovanObservation {
+    /// The observing seat.
+    pub observer: u8,
+    /// N.
+    pub players: u8,
+    /// Whose decision it is.
+    pub turn: Turn,
+    /// The phase.
+    pub phase: Phase,
+    /// The round (0-based; skipped rounds count).
+    pub round: u8,
+    /// The lap (0-based).
+    pub lap: u8,
+    /// The driver's seat.
+    pub driver: u8,
+    /// Everyone's cows (entries past N are 0).
+    pub cows: [u8; MAX_PLAYERS],
+    /// Rows laid this round.
+    pub rows_laid: u8,
+    /// The current journey row (1-based) during the journey.
+    pub current_row: Option<u8>,
+    /// The token's position.
+    pub token: Option<u8>,
+    /// Switches left in the step.
+    pub switches_left: u8,
+    /// The fine being resolved (Defend), else 0.
+    pub pending_fine: u8,
+    /// Face-up cells (public).
+    pub face_up: u32,
+    /// Cells whose face the observer knows (face up, own row, own peek, own scouts).
+    pub known: u32,
+    /// Known cells that hold an ambush.
+    pub known_ambush: u32,
+    /// The route: cells where the token resolved.
+    pub route: u32,
+    /// Every peek's target cell, per peeking row (row 1 never peeks).
+    pub peeks: [Option<u8>; MAX_ROWS],
+    /// Cells the driver scouted (targets are public, results are not).
+    pub scouted: u32,
+    /// Rows the driver spied (targets are public).
+    pub spied: u8,
+    /// Rows whose owner's hand card the observer knows (shown, own, spied).
+    pub hand_known: u8,
+    /// Of those, the rows whose hand card is an `Ambush` (one ambush in the row).
+    pub hand_ambush: u8,
+    /// How many helpers the driver holds (public).
+    pub helpers_in_hand: u8,
+    /// The driver's helper hand, for the driver only (K-8.3).
+    pub helper_hand: Option<HelperCounts>,
+    /// Helpers played this round (public).
+    pub played: HelperCounts,
+}
+
+impl KorovanObservation {
+    /// `seat`'s observation of `state`.
+    ///
+    /// # Errors
+    /// [`KorovanError::Seat`] when `seat` is not a seat of the game.
+    pub fn new(state: &Korovan, seat: usize) -> Result<KorovanObservation, KorovanError> {
+        let n = usize::from(state.n);
+        if seat >= n {
+            return Err(KorovanError::Seat { seat, players: n });
+        }
+        let laid = state.laid_mask();
+        let known = state.known_cells(seat) & laid;
+        let rows_laid_mask = ((1u16 << state.laid) - 1) as u8;
+        let hand_known = state.known_hands(seat) & rows_laid_mask;
+        let mut hand_ambush = 0u8;
+        for r in 0..state.laid {
+            if hand_known & (1 << r) != 0 && state.row_ambushes(r) == 1 {
+                hand_ambush |= 1 << r;
+            }
+        }
+        let mut peeks = [None; MAX_ROWS];
+        for (o, &p) in peeks.iter_mut().zip(state.peeks.iter()) {
+            if p != NONE {
+                *o = Some(p);
+            }
+        }
+        let is_driver = seat == usize::from(state.driver) && state.phase != Phase::Over;
+        Ok(KorovanObservation {
+            observer: seat as u8,
+            players: state.n,
+            turn: boardgame_kit::Game::turn(state),
+            phase: state.phase,
+            round: state.round,
+            lap: state.round / state.n,
+            driver: state.driver,
+            cows: state.cows,
+            rows_laid: state.laid,
+            current_row: state.current_row(),
+            token: state.token(),
+            switches_left: state.switches,
+            pending_fine: state.fine,
+            face_up: state.face_up,
+            known,
+            known_ambush: known & state.ambush,
+            route: state.resolved,
+            peeks,
+            scouted: state.scouted,
+            spied: state.spied,
+            hand_known,
+            hand_ambush,
+            helpers_in_hand: state.hand_count,
+            helper_hand: is_driver.then(|| HelperCounts::from_array(state.hand)),
+            played: HelperCounts::from_array(state.played),
+        })
+    }
+
+    /// Writes the tensor (layout in `docs/encoding-korovan.md`) into `out`.
+    ///
+    /// # Errors
+    /// [`KorovanError::Buffer`] when `out.len() != TENSOR_LEN`.
+    pub fn write_tensor(&self, out: &mut [f32]) -> Result<(), KorovanError> {
+        let found = out.len();
+        let out: &mut [f32; TENSOR_LEN] = out.try_into().map_err(|_| KorovanError::Buffer {
+            found,
+            expected: TENSOR_LEN,
+        })?;
+        *out = [0.0; TENSOR_LEN];
+        let mut one = |i: usize| {
+            if let Some(x) = out.get_mut(i) {
+                *x = 1.0;
+            }
+        };
+        one(usize::from(self.observer)); // 0..9
+        one(9 + usize::from(self.players) - 1); // 9..18
+        one(18 + usize::from(self.driver)); // 18..27
+        match self.turn {
+            Turn::Player(p) => one(27 + p), // 27..36
+            Turn::Chance => one(36),
+            Turn::Terminal => one(37),
+        }
+        one(
+            38 + match self.phase {
+                Phase::Deal => 0,
+                Phase::Peek => 1,
+                Phase::Lay => 2,
+                Phase::Place => 3,
+                Phase::Decide => 4,
+                Phase::Defend => 5,
+                Phase::Over => 6,
+            },
+        ); // 38..45
+        if let Some(r) = self.current_row {
+            one(56 + usize::from(r) - 1); // 56..64
+        }
+        let laid = (1u32 << (u32::from(self.rows_laid) * 3)) - 1;
+        let token_cell = match (self.current_row, self.token) {
+            (Some(r), Some(p)) => 1u32 << ((u32::from(r) - 1) * 3 + u32::from(p)),
+            _ => 0,
+        };
+        let mut peeked = 0u32;
+        for p in self.peeks.iter().flatten() {
+            peeked |= 1 << p;
+        }
+        let planes = [
+            laid,
+            self.face_up,
+            self.known_ambush,
+            self.known & !self.known_ambush,
+            token_cell,
+            self.route,
+            peeked,
+            self.scouted,
+        ];
+        for (k, m) in planes.iter().enumerate() {
+            for c in 0..24 {
+                if m & (1 << c) != 0 {
+                    one(64 + k * 24 + c); // 64..256
+                }
+            }
+        }
+        let own_row = if self.observer != self.driver && self.phase != Phase::Over {
+            let n = u32::from(self.players);
+            let r = (u32::from(self.observer) + n - u32::from(self.driver) - 1) % n;
+            if r < u32::from(self.rows_laid) {
+                1u8 << r
+            } else {
+                0
+            }
+        } else {
+            0
+        };
+        let rows = [
+            self.hand_ambush,
+            self.hand_known & !self.hand_ambush,
+            self.spied,
+            own_row,
+        ];
+        for (k, m) in rows.iter().enumerate() {
+            for r in 0..8 {
+                if m & (1 << r) != 0 {
+                    one(256 + k * 8 + r); // 256..288
+                }
+            }
+        }
+        for (i, &c) in self.cows.iter().enumerate() {
+            out[45 + i] = f32::from(c); // 45..54
+        }
+        out[54] = f32::from(self.round);
+        out[55] = f32::from(self.lap);
+        out[288] = f32::from(self.switches_left);
+        out[289] = f32::from(self.pending_fine);
+        out[290] = f32::from(self.helpers_in_hand);
+        if let Some(h) = self.helper_hand {
+            for (i, &c) in h.to_array().iter().enumerate() {
+                out[291 + i] = f32::from(c); // 291..297
+            }
+        }
+        for (i, &c) in self.played.to_array().iter().enumerate() {
+            out[297 + i] = f32::from(c); // 297..303
+        }
+        Ok(())
+    }
+}
+
+/// Renders rows and status from what a viewer knows.
+fn render(
+    f: &mut fmt::Formatter<'_>,
+    o: &KorovanObservation,
+    viewer: Option<usize>,
+) -> fmt::Result {
+    let n = usize::from(o.players);
+    let turn = match o.turn {
+        Turn::Player(p) => format!("seat {p} to act"),
+        Turn::Chance => "chance to deal".to_string(),
+        Turn::Terminal => "game over".to_string(),
+    };
+    match viewer {
+        Some(v) => writeln!(f, "Korovan, seen by seat {v}")?,
+        None => writeln!(f, "Korovan (full table)")?,
+    }
+    writeln!(
+        f,
+        "{n} players, round {} (lap {}), driver seat {}, phase {}, {turn}",
+        u32::from(o.round) + 1,
+        u32::from(o.lap) + 1,
+        o.driver,
+        o.phase
+    )?;
+    write!(f, "cows:")?;
+    for (s, c) in o.cows.iter().enumerate().take(n) {
+        write!(f, " s{s}={c}")?;
+    }
+    writeln!(f)?;
+    match o.helper_hand {
+        Some(h) => writeln!(f, "driver's helpers: {} ({h})", o.helpers_in_hand)?,
+        None => writeln!(f, "driver's helpers: {} (hidden)", o.helpers_in_hand)?,
+    }
+    if o.played.total() > 0 {
+        writeln!(f, "played this round: {}", o.played)?;
+    }
+    for r in 0..o.rows_laid {
+        let owner = (usize::from(o.driver) + 1 + usize::from(r)) % n;
+        let here = o.current_row == Some(r + 1);
+        write!(f, "{} row {} (s{owner}):", if here { ">" } else { " " }, r + 1)?;
+        for p in 0..3u8 {
+            let c = u32::from(r) * 3 + u32::from(p);
+            let bit = 1u32 << c;
+            let face = if o.known & bit != 0 {
+                let a = o.known_ambush & bit != 0;
+                match (o.face_up & bit != 0, a) {
+                    (true, true) => 'A',
+                    (true, false) => 'E',
+                    (false, true) => 'a',
+                    (false, false) => 'e',
+                }
+            } else {
+                '?'
+            };
+            let tok = if here && o.token == Some(p) { '@' } else { ' ' };
+            let route = if o.route & bit != 0 { '*' } else { ' ' };
+            write!(f, " {tok}{face}{route}")?;
+        }
+        let hand = if o.hand_known & (1 << r) != 0 {
+            if o.hand_ambush & (1 << r) != 0 {
+                "A"
+            } else {
+                "E"
+            }
+        } else {
+            "?"
+        };
+        write!(f, "   hand {hand}")?;
+        if let Some(p) = o.peeks.get(usize::from(r)).copied().flatten() {
+            write!(f, "   peeked {}.{}", p / 3 + 1, p % 3)?;
+        }
+        writeln!(f)?;
+    }
+    if o.current_row.is_some() {
+        write!(f, "switches left: {}", o.switches_left)?;
+        if o.pending_fine > 0 {
+            write!(f, ", fine due: {}", o.pending_fine)?;
+        }
+        writeln!(f)?;
+    }
+    write!(
+        f,
+        "legend: A/E face-up ambush/empty, a/e face-down known to the viewer, ? unknown, @ token, * route"
+    )
+}
+
+impl fmt::Display for KorovanObservation {
+    /// The table as the observer sees it: what it may not see is `?`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        render(f, self, Some(usize::from(self.observer)))
+    }
+}
+
+impl fmt::Display for Korovan {
+    /// The whole table, every card shown (`a`/`e` for face-down cards).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Ok(mut o) = KorovanObservation::new(self, usize::from(self.driver)) else {
+            return Ok(());
+        };
+        let laid = self.laid_mask();
+        o.known = laid;
+        o.known_ambush = self.ambush & laid;
+        o.hand_known = ((1u16 << self.laid) - 1) as u8;
+        o.hand_ambush = 0;
+        for r in 0..self.laid {
+            if self.row_ambushes(r) == 1 {
+                o.hand_ambush |= 1 << r;
+            }
+        }
+        o.helper_hand = Some(HelperCounts::from_array(self.hand));
+        render(f, &o, None)
+    }
+}
