@@ -1,3 +1,65 @@
-//! The Caravan engine (work in progress).
+//! # caravan-core
+//!
+//! The Caravan engine (Joe Huber's *Caravan*, 2013, as stated by the
+//! normative rules `docs/rules/caravan.md`, rule ids `C-…`) on the
+//! [`boardgame_kit::Game`] contract.
+//!
+//! * [`Caravan`] — the state: plain `Copy` data with `u64` bitboards over
+//!   the 49 squares; [`boardgame_kit::Game`] gives its rules (legal actions
+//!   without allocation, explicit chance draws, a validating `apply`).
+//! * [`CaravanConfig`] — players, camels, the `max_turns` guard, the
+//!   `held_penalty` variant and the [`Board`] layout, validated.
+//! * [`Action`] — a 4-byte action with a stable id and a readable notation
+//!   (`move supply->c4`, `pick 3`, `good R2 b2=>d5`, `steal R2 c4 from P1`,
+//!   `end`, chance `draw C1`).
+//! * [`CaravanSetup`] — any position, validated into a [`Caravan`] by
+//!   [`Caravan::from_setup`]; also the serde form of a state.
+//! * [`CaravanObservation`] and a flat tensor (layout in
+//!   `docs/encoding-caravan.md`); determinization is a copy (C-8).
+//!
+//! ```
+//! use boardgame_kit::{Game, GameRng, Turn, sample_chance};
+//! use caravan_core::{Caravan, CaravanConfig};
+//!
+//! let mut game = Caravan::new_game(&CaravanConfig::with_players(3)).unwrap();
+//! let mut rng = GameRng::new(7);
+//! let mut actions = <Caravan as Game>::ActionList::default();
+//! let mut chances = <Caravan as Game>::ChanceList::default();
+//! while !game.is_terminal() {
+//!     match game.turn() {
+//!         Turn::Chance => {
+//!             let draw = sample_chance(&game, &mut rng, &mut chances).unwrap();
+//!             game.apply(draw).unwrap();
+//!         }
+//!         _ => {
+//!             game.legal_actions(&mut actions);
+//!             let pick = actions[rng.index(actions.len())];
+//!             game.apply(pick).unwrap();
+//!         }
+//!     }
+//! }
+//! println!("{game}");
+//! assert!(game.outcome().is_some());
+//! assert_eq!(game.goods_by_kind().iter().sum::<u32>(), 48);
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod action;
+mod board;
+mod config;
+mod display;
+mod error;
+mod game;
+mod observation;
+mod setup;
+mod state;
+
+pub use action::{Act, Action};
+pub use board::{Board, FULL_BAG, KINDS, Kind, SIDE, SPACES, SQUARES, Square};
+pub use config::{CaravanConfig, MAX_TURNS_LIMIT};
+pub use error::{CaravanError, ConfigError, Illegal, NotationError, SetupError};
+pub use game::{ActionList, ChanceList};
+pub use observation::{CaravanObservation, GLOBAL_SCALARS, PLANES, PLAYER_SCALARS, TENSOR_LEN};
+pub use setup::{CaravanSetup, PlacedCamel};
+pub use state::{ACTION_LIST_CAPACITY, Caravan, Cargo, EndKind, allowance};

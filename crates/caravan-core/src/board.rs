@@ -1,0 +1,380 @@
+//! Squares, goods kinds, bitboards and the board layout (C-2).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ConfigError, NotationError};
+
+/// The side of the square grid (C-2: 7×7).
+pub const SIDE: usize = 7;
+/// The number of squares.
+pub const SQUARES: usize = SIDE * SIDE;
+/// The number of goods kinds (and of cities, C-2.1).
+pub const KINDS: usize = 8;
+/// The number of numbered spaces (C-2.2).
+pub const SPACES: usize = 8;
+
+/// Every square of the board as a bitboard (bits 0..49).
+pub(crate) const FULL: u64 = (1u64 << SQUARES) - 1;
+const COL_FIRST: u64 = {
+    let mut m = 0u64;
+    let mut r = 0;
+    while r < SIDE {
+        m |= 1u64 << (r * SIDE);
+        r += 1;
+    }
+    m
+};
+const COL_LAST: u64 = COL_FIRST << (SIDE - 1);
+
+/// The orthogonal neighbours of every square of `bb` (C-2: adjacency is
+/// orthogonal only).
+#[inline]
+pub(crate) fn neighbours(bb: u64) -> u64 {
+    ((bb << SIDE) | (bb >> SIDE) | ((bb << 1) & !COL_FIRST) | ((bb >> 1) & !COL_LAST)) & FULL
+}
+
+/// The squares of `set` connected to `from` through orthogonally adjacent
+/// squares of `set` (a flood fill; `from` is included when it is in `set`).
+#[inline]
+pub(crate) fn flood(set: u64, from: u64) -> u64 {
+    let mut comp = from & set;
+    loop {
+        let next = (comp | neighbours(comp)) & set;
+        if next == comp {
+            return comp;
+        }
+        comp = next;
+    }
+}
+
+/// Iterates the indices of the set bits of a bitboard, lowest first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bits(pub u64);
+
+impl Iterator for Bits {
+    type Item = u8;
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        if self.0 == 0 {
+            None
+        } else {
+            let i = self.0.trailing_zeros() as u8;
+            self.0 &= self.0 - 1;
+            Some(i)
+        }
+    }
+}
+
+/// A square of the 7×7 board: `row * 7 + col`, row and col in `0..7`.
+///
+/// Its name is the column letter `a`..`g` followed by the row number `1`..`7`
+/// (row 0 is `1`, printed at the top of the board), so `(0, 0)` is `a1` and
+/// `(3, 4)` is `e4`.
+///
+/// ```
+/// use caravan_core::Square;
+/// let sq: Square = "e4".parse().unwrap();
+/// assert_eq!((sq.row(), sq.col()), (3, 4));
+/// assert_eq!(sq.to_string(), "e4");
+/// assert!("h1".parse::<Square>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Square(u8);
+
+impl Square {
+    /// The square at `(row, col)`, `None` off the grid.
+    pub const fn new(row: u8, col: u8) -> Option<Square> {
+        if (row as usize) < SIDE && (col as usize) < SIDE { Some(Square(row * SIDE as u8 + col)) } else { None }
+    }
+
+    /// The square with index `index` (`row * 7 + col`), `None` from 49 on.
+    pub const fn from_index(index: u8) -> Option<Square> {
+        if (index as usize) < SQUARES { Some(Square(index)) } else { None }
+    }
+
+    /// The index `row * 7 + col`, in `0..49`.
+    pub const fn index(self) -> u8 {
+        self.0
+    }
+
+    /// The row, `0..7` (0 at the top).
+    pub const fn row(self) -> u8 {
+        self.0 / SIDE as u8
+    }
+
+    /// The column, `0..7` (0 at the left).
+    pub const fn col(self) -> u8 {
+        self.0 % SIDE as u8
+    }
+
+    /// The square's bit in a bitboard.
+    pub(crate) const fn bit(self) -> u64 {
+        1u64 << self.0
+    }
+
+    /// Every square, in index order.
+    pub fn all() -> impl Iterator<Item = Square> {
+        (0..SQUARES as u8).map(Square)
+    }
+
+    pub(crate) const fn unchecked(index: u8) -> Square {
+        Square(index)
+    }
+}
+
+impl fmt::Display for Square {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", (b'a' + self.col()) as char, self.row() + 1)
+    }
+}
+
+impl FromStr for Square {
+    type Err = NotationError;
+    fn from_str(s: &str) -> Result<Square, NotationError> {
+        let b = s.as_bytes();
+        if b.len() == 2 && (b'a'..=b'g').contains(&b[0]) && (b'1'..=b'7').contains(&b[1]) {
+            Ok(Square((b[1] - b'1') * SIDE as u8 + (b[0] - b'a')))
+        } else {
+            Err(NotationError::new(s, "a square is a column a..g followed by a row 1..7, like `c4`"))
+        }
+    }
+}
+
+impl TryFrom<String> for Square {
+    type Error = NotationError;
+    fn try_from(s: String) -> Result<Square, NotationError> {
+        s.parse()
+    }
+}
+
+impl From<Square> for String {
+    fn from(sq: Square) -> String {
+        sq.to_string()
+    }
+}
+
+/// A kind of goods (C-1.3): four rare kinds `R1`..`R4` (3 cubes each, 6
+/// points) and four common kinds `C1`..`C4` (9 cubes each, 3 points).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum Kind {
+    R1,
+    R2,
+    R3,
+    R4,
+    C1,
+    C2,
+    C3,
+    C4,
+}
+
+impl Kind {
+    /// Every kind, rare first, in index order.
+    pub const ALL: [Kind; KINDS] = [Kind::R1, Kind::R2, Kind::R3, Kind::R4, Kind::C1, Kind::C2, Kind::C3, Kind::C4];
+
+    /// The kind with index `i` (`0..4` rare, `4..8` common).
+    pub const fn from_index(i: u8) -> Option<Kind> {
+        if (i as usize) < KINDS { Some(Kind::ALL[i as usize]) } else { None }
+    }
+
+    /// The kind's index, `0..8`.
+    pub const fn index(self) -> u8 {
+        self as u8
+    }
+
+    /// Whether the kind is rare (C-1.3).
+    pub const fn is_rare(self) -> bool {
+        (self as u8) < 4
+    }
+
+    /// The cubes of this kind in the game (C-1.3): 3 rare, 9 common.
+    pub const fn count(self) -> u8 {
+        if self.is_rare() { 3 } else { 9 }
+    }
+
+    /// The points a delivered cube of this kind scores (C-7.3): 6 rare, 3
+    /// common.
+    pub const fn points(self) -> i32 {
+        if self.is_rare() { 6 } else { 3 }
+    }
+
+    /// The two-character name (`R1`, `C3`).
+    pub const fn name(self) -> &'static str {
+        ["R1", "R2", "R3", "R4", "C1", "C2", "C3", "C4"][self as usize]
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Kind {
+    type Err = NotationError;
+    fn from_str(s: &str) -> Result<Kind, NotationError> {
+        Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| NotationError::new(s, "a kind of goods is one of R1..R4, C1..C4"))
+    }
+}
+
+/// The full cube count per kind (C-1.3): `[3, 3, 3, 3, 9, 9, 9, 9]`, 48 in all.
+pub const FULL_BAG: [u8; KINDS] = [3, 3, 3, 3, 9, 9, 9, 9];
+
+/// The board layout (C-2.4): which square is the city of each kind and which
+/// squares are the numbered spaces `1..=8`.
+///
+/// ```
+/// use caravan_core::{Board, Kind, Square};
+/// let board = Board::default();
+/// assert_eq!(board.city(Kind::R1), Square::new(0, 3).unwrap());
+/// assert_eq!(board.space(3), Some(Square::new(1, 4).unwrap()));
+/// assert!(board.validate().is_ok());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Board {
+    /// `cities[k]` is the square index (`row * 7 + col`) of the city that
+    /// wants kind `k` (C-2.1).
+    pub cities: [u8; KINDS],
+    /// `spaces[i]` is the square index of numbered space `i + 1` (C-2.2).
+    pub spaces: [u8; SPACES],
+}
+
+const fn sq(row: u8, col: u8) -> u8 {
+    row * SIDE as u8 + col
+}
+
+impl Default for Board {
+    /// The default layout of C-2.1/C-2.2.
+    fn default() -> Self {
+        Board {
+            // C-2.1: rare kinds at the edge cities, common at the central ones.
+            cities: [sq(0, 3), sq(3, 6), sq(6, 3), sq(3, 0), sq(2, 3), sq(3, 4), sq(4, 3), sq(3, 2)],
+            // C-2.2: numbered spaces in reading order.
+            spaces: [sq(0, 0), sq(0, 6), sq(1, 4), sq(2, 1), sq(4, 5), sq(5, 2), sq(6, 0), sq(6, 6)],
+        }
+    }
+}
+
+impl Board {
+    /// Checks the layout (C-2.4): every city and space on the grid, no two
+    /// of them on the same square (one city per kind by construction).
+    ///
+    /// # Errors
+    /// [`ConfigError::OffGrid`] or [`ConfigError::Overlap`].
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut seen = 0u64;
+        let named = self
+            .cities
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| (s, format_city(k)))
+            .chain(self.spaces.iter().enumerate().map(|(i, &s)| (s, format!("numbered space {}", i + 1))));
+        for (s, what) in named {
+            if usize::from(s) >= SQUARES {
+                return Err(ConfigError::OffGrid { what, index: s });
+            }
+            if seen & (1u64 << s) != 0 {
+                return Err(ConfigError::Overlap { what, square: Square(s).to_string() });
+            }
+            seen |= 1u64 << s;
+        }
+        Ok(())
+    }
+
+    /// The city of `kind`.
+    pub fn city(&self, kind: Kind) -> Square {
+        Square(self.cities[kind as usize] % SQUARES as u8)
+    }
+
+    /// Numbered space `number` (`1..=8`), `None` for other numbers.
+    pub fn space(&self, number: u8) -> Option<Square> {
+        let i = usize::from(number).checked_sub(1)?;
+        self.spaces.get(i).map(|&s| Square(s % SQUARES as u8))
+    }
+
+    /// The kind whose city is `square`, if any.
+    pub fn city_kind(&self, square: Square) -> Option<Kind> {
+        (0..KINDS as u8).find(|&k| self.cities[usize::from(k)] == square.0).and_then(Kind::from_index)
+    }
+
+    /// The number (`1..=8`) of the numbered space at `square`, if any.
+    pub fn space_number(&self, square: Square) -> Option<u8> {
+        (0..SPACES as u8).find(|&i| self.spaces[usize::from(i)] == square.0).map(|i| i + 1)
+    }
+}
+
+fn format_city(k: usize) -> String {
+    match Kind::from_index(k as u8) {
+        Some(kind) => format!("city of {kind}"),
+        None => format!("city {k}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flood_follows_orthogonal_adjacency_only() {
+        // C-2: a diagonal neighbour is not adjacent; no wrap between rows.
+        let a = Square::new(3, 6).unwrap().bit();
+        let wrap = Square::new(4, 0).unwrap().bit(); // index follows a row end
+        assert_eq!(flood(a | wrap, a), a);
+        let diag = Square::new(4, 5).unwrap().bit();
+        assert_eq!(flood(a | diag, a), a);
+        let below = Square::new(4, 6).unwrap().bit();
+        assert_eq!(flood(a | below | diag, a), a | below | diag);
+    }
+
+    #[test]
+    fn c2_default_board_is_valid_and_symmetric() {
+        // C-2.1, C-2.2, C-2.4
+        let b = Board::default();
+        assert!(b.validate().is_ok());
+        let rot = |s: u8| {
+            let (r, c) = (s / 7, s % 7);
+            c * 7 + (6 - r)
+        };
+        let mut cities: Vec<u8> = b.cities.iter().map(|&s| rot(s)).collect();
+        cities.sort();
+        let mut orig = b.cities.to_vec();
+        orig.sort();
+        assert_eq!(cities, orig);
+        let mut spaces: Vec<u8> = b.spaces.iter().map(|&s| rot(s)).collect();
+        spaces.sort();
+        let mut orig = b.spaces.to_vec();
+        orig.sort();
+        assert_eq!(spaces, orig);
+        assert_eq!(b.space_number(Square::new(1, 4).unwrap()), Some(3));
+        assert_eq!(b.city_kind(Square::new(3, 2).unwrap()), Some(Kind::C4));
+    }
+
+    #[test]
+    fn c2_4_bad_layouts_are_config_errors() {
+        let mut b = Board::default();
+        b.spaces[2] = b.cities[0];
+        assert!(matches!(b.validate(), Err(ConfigError::Overlap { .. })));
+        let mut b = Board::default();
+        b.cities[5] = 49;
+        let e = b.validate().unwrap_err();
+        assert!(e.to_string().contains("city of C2"), "{e}");
+    }
+
+    #[test]
+    fn square_notation_round_trips() {
+        for s in Square::all() {
+            assert_eq!(s.to_string().parse::<Square>().unwrap(), s);
+        }
+        assert!("a0".parse::<Square>().is_err());
+        assert!("a".parse::<Square>().is_err());
+        assert!("".parse::<Square>().is_err());
+    }
+}

@@ -1,0 +1,135 @@
+//! `Display` for [`Caravan`]: an ASCII board a person can read.
+
+use std::fmt::{self, Write as _};
+
+use boardgame_kit::{Game, Turn};
+
+use crate::board::{KINDS, Kind, SIDE, SPACES, Square};
+use crate::state::{Caravan, Cargo, allowance};
+
+const CELL: usize = 9;
+
+impl fmt::Display for Caravan {
+    /// The board: one cell per square with two lines. The first shows the
+    /// terrain — `@R1` the city that wants R1, `#3` numbered space 3 with the
+    /// good lying there (`#3 C2`) and its demand markers (`*1`). The second
+    /// shows the camels, each as its seat's digit and a mark: `.` unladen,
+    /// `^` a good on top, `v` a good under. A list of carried goods, the
+    /// players' scores and piles and whose turn it is follow.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = usize::from(self.config.players);
+        let board = &self.config.board;
+        match self.turn() {
+            Turn::Terminal => writeln!(
+                f,
+                "Caravan: game over after {} turns ({:?} end)",
+                self.turn_index,
+                self.end.map_or("unknown".into(), |e| format!("{e:?}").to_lowercase())
+            )?,
+            Turn::Chance => writeln!(
+                f,
+                "Caravan: turn {}, P{} to move, {} of {} actions left; drawing goods from the bag",
+                self.turn_index,
+                self.to_move(),
+                self.left,
+                allowance(self.turn_index)
+            )?,
+            Turn::Player(p) => writeln!(
+                f,
+                "Caravan: turn {}, P{p} to move, {} of {} actions left",
+                self.turn_index,
+                self.left,
+                allowance(self.turn_index)
+            )?,
+        }
+        write!(f, "   ")?;
+        for c in 0..SIDE {
+            write!(f, " {:<w$}", (b'a' + c as u8) as char, w = CELL)?;
+        }
+        writeln!(f)?;
+        let rule = format!("   +{}", format!("{}+", "-".repeat(CELL)).repeat(SIDE));
+        writeln!(f, "{rule}")?;
+        for r in 0..SIDE {
+            let mut top = format!("{:>2} |", r + 1);
+            let mut bottom = String::from("   |");
+            for c in 0..SIDE {
+                let Some(sq) = Square::new(r as u8, c as u8) else {
+                    continue;
+                };
+                let mut t = String::new();
+                if let Some(k) = board.city_kind(sq) {
+                    let _ = write!(t, "@{k}");
+                }
+                if let Some(num) = board.space_number(sq) {
+                    let _ = write!(t, "#{num}");
+                    if let Some(k) = self.lying(num) {
+                        let _ = write!(t, " {k}");
+                    }
+                    let m = self.space_markers(num);
+                    if m > 0 {
+                        let _ = write!(t, "*{m}");
+                    }
+                }
+                let mut b = String::new();
+                for p in 0..n {
+                    for (s, cargo) in self.camels_on_board(p) {
+                        if s == sq {
+                            let mark = match cargo {
+                                Cargo::Empty => '.',
+                                Cargo::Top(_) => '^',
+                                Cargo::Under(_) => 'v',
+                            };
+                            let _ = write!(b, "{p}{mark}");
+                        }
+                    }
+                }
+                if b.len() > CELL {
+                    b.truncate(CELL - 1);
+                    b.push('+');
+                }
+                let _ = write!(top, "{t:<CELL$}|");
+                let _ = write!(bottom, "{b:<CELL$}|");
+            }
+            writeln!(f, "{top}")?;
+            writeln!(f, "{bottom}")?;
+            writeln!(f, "{rule}")?;
+        }
+        let mut carried = Vec::new();
+        for p in 0..n {
+            for (s, cargo) in self.camels_on_board(p) {
+                match cargo {
+                    Cargo::Top(k) => carried.push(format!("{s} P{p}^{k}")),
+                    Cargo::Under(k) => carried.push(format!("{s} P{p}v{k}")),
+                    Cargo::Empty => {}
+                }
+            }
+        }
+        if !carried.is_empty() {
+            writeln!(f, "carried: {}", carried.join(", "))?;
+        }
+        let bag: Vec<String> = Kind::ALL
+            .iter()
+            .filter(|k| self.bag[**k as usize] > 0)
+            .map(|k| format!("{k}x{}", self.bag[*k as usize]))
+            .collect();
+        writeln!(f, "bag: {} goods [{}]; picks since refill: {}", self.bag_total, bag.join(" "), self.picks)?;
+        for p in 0..n {
+            let pile: Vec<String> = (0..KINDS)
+                .filter(|&k| self.delivered[p][k] > 0)
+                .map(|k| format!("{}x{}", Kind::ALL[k], self.delivered[p][k]))
+                .collect();
+            writeln!(
+                f,
+                "P{p}: {} points; delivered [{}]; {} demand, {} theft markers; {} camels in supply{}",
+                self.points(p),
+                pile.join(" "),
+                self.demand[p],
+                self.theft[p],
+                self.supply[p],
+                if self.turn() == Turn::Player(p) { "  <- to move" } else { "" }
+            )?;
+        }
+        let _ = SPACES;
+        Ok(())
+    }
+}

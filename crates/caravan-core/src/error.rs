@@ -1,0 +1,283 @@
+//! The typed errors of the engine.
+
+use std::fmt;
+
+use crate::action::Action;
+
+/// A configuration that breaks the rules (C-1, C-2.4, C-7.2).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// C-1.1: 2 to 4 players.
+    #[error("players must be between 2 and 4, got {0}")]
+    Players(u8),
+    /// C-1.2: 5 camels per player, or 6 in the introductory game.
+    #[error("camels per player must be 5 or 6 (introductory game), got {0}")]
+    Camels(u8),
+    /// C-7.2: the turn limit must allow at least one turn.
+    #[error("max_turns must be between 1 and {max}, got {found}")]
+    MaxTurns {
+        /// The configured value.
+        found: u32,
+        /// The largest accepted value.
+        max: u32,
+    },
+    /// C-2.4: a city or numbered space off the 7×7 grid.
+    #[error("{what} is at square index {index}, off the 7x7 grid (0..49)")]
+    OffGrid {
+        /// Which city or space.
+        what: String,
+        /// Its index.
+        index: u8,
+    },
+    /// C-2.4: two cities/spaces on one square.
+    #[error("{what} overlaps another city or numbered space at {square}")]
+    Overlap {
+        /// Which city or space.
+        what: String,
+        /// The square.
+        square: String,
+    },
+}
+
+/// A hand-made position ([`crate::CaravanSetup`]) that cannot occur.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// The configuration is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(#[from] ConfigError),
+    /// C-1.3: the cubes of a kind do not add up.
+    #[error("C-1.3: {kind} cubes must number {expected} (bag + lying + carried + delivered), found {found}")]
+    Goods {
+        /// The kind.
+        kind: String,
+        /// Cubes of that kind found.
+        found: u32,
+        /// Cubes of that kind in the game.
+        expected: u8,
+    },
+    /// A camel of a seat that does not play.
+    #[error("a camel belongs to player {player}, but the game has {players} players")]
+    CamelOwner {
+        /// The seat named.
+        player: u8,
+        /// The number of players.
+        players: u8,
+    },
+    /// C-1.2: more camels on the board than the player owns.
+    #[error("player {player} has {found} camels on the board but owns only {max}")]
+    Camels {
+        /// The seat.
+        player: u8,
+        /// Camels placed.
+        found: usize,
+        /// Camels per player.
+        max: u8,
+    },
+    /// C-5.4: a good on top of a camel in the city that wants it would have
+    /// been delivered.
+    #[error("C-5.4: a {kind} on top of a camel at {square}, the city that wants it, would have been delivered")]
+    Undelivered {
+        /// The kind.
+        kind: String,
+        /// The city.
+        square: String,
+    },
+    /// C-1.5: theft markers only change hands.
+    #[error("C-1.5: the players must hold {expected} theft markers in all, found {found}")]
+    TheftMarkers {
+        /// Markers found.
+        found: u32,
+        /// One per player.
+        expected: u8,
+    },
+    /// A seat that does not play holds something.
+    #[error("player {player} does not play but holds {what}")]
+    AbsentPlayer {
+        /// The seat.
+        player: u8,
+        /// What it holds.
+        what: &'static str,
+    },
+    /// C-4.1/C-4.2: the actions left do not fit the turn's allowance.
+    #[error("C-4.1: turn {turn} allows 1..={allowance} actions left, got {found}")]
+    ActionsLeft {
+        /// The turn index.
+        turn: u32,
+        /// Its allowance.
+        allowance: u8,
+        /// The value given.
+        found: u8,
+    },
+    /// C-7.2: a game still going cannot be at or past `max_turns`.
+    #[error("C-7.2: turn index {turn} is not below max_turns {max_turns} in a game that goes on")]
+    TurnIndex {
+        /// The turn index.
+        turn: u32,
+        /// The limit.
+        max_turns: u32,
+    },
+    /// C-6.1: the count of pick-ups since the refill is 0..=3.
+    #[error("C-6.1: picks since the last refill must be 0..=3, got {0}")]
+    Picks(u8),
+    /// C-6.1: while the bag holds goods, the empty numbered spaces are exactly
+    /// the ones emptied since the last refill (or waiting for a draw).
+    #[error(
+        "C-6.1: with goods in the bag, {empty} numbered spaces are empty, but {expected} should be ({picks} picks since the refill, {pending} draws pending)"
+    )]
+    EmptySpaces {
+        /// Empty spaces found.
+        empty: u32,
+        /// Empty spaces expected.
+        expected: u32,
+        /// Picks since refill.
+        picks: u8,
+        /// Pending draws.
+        pending: u32,
+    },
+    /// C-3.1/C-6.1: a pending draw onto a space that holds a good, or more
+    /// pending draws than goods in the bag.
+    #[error("C-6.1: pending draws are invalid: {0}")]
+    Pending(&'static str),
+    /// C-7.2: the count of consecutive passes must be below the player count.
+    #[error("C-7.2: {found} consecutive passes, but a full round ({players}) ends the game")]
+    Passes {
+        /// The count.
+        found: u8,
+        /// Players.
+        players: u8,
+    },
+    /// C-7.1: a natural end needs an empty bag.
+    #[error("C-7.1: the game cannot have ended naturally with {0} goods in the bag")]
+    NaturalEnd(u32),
+}
+
+/// Why an action is not legal in a state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Illegal {
+    /// The game is over.
+    GameOver,
+    /// A draw at a player's decision.
+    NotChance,
+    /// A player's action at a chance node.
+    ChanceNode,
+    /// The bag holds no cube of that kind.
+    NotInBag,
+    /// C-5.1: no unladen camel of the mover at the source.
+    NoCamelAtSource,
+    /// C-5.1: all of the mover's camels are on the board.
+    SupplyEmpty,
+    /// C-5.1: the target is the source.
+    SameSquare,
+    /// C-5.1: a move onto an occupied square costs 2 and one action is left.
+    NeedsTwoActions,
+    /// C-5.2: no good lies there.
+    NoGoodLying,
+    /// C-5.2: the mover has no unladen camel there.
+    NoUnladenCamel,
+    /// C-5.3: no camel of the mover carries such a good there.
+    NoSuchGood,
+    /// C-5.3: no unladen camel of the mover at the target.
+    NoTarget,
+    /// C-5.3: the target is not linked to the source by a chain.
+    NoChain,
+    /// C-5.3: a good on top cannot move within its square.
+    TopSameSquare,
+    /// C-5.5: the mover holds no theft marker.
+    NoTheftMarker,
+    /// C-5.5: the victim is the mover or not a player.
+    BadVictim,
+    /// C-5.5: the victim has no camel with such a good on top there.
+    NothingToSteal,
+    /// C-5.5: the thief needs an unladen camel on that square.
+    NoThief,
+    /// The id is not an action of this configuration.
+    OutOfSpace,
+}
+
+impl fmt::Display for Illegal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Illegal::GameOver => "the game is over",
+            Illegal::NotChance => "draws happen only at chance nodes, and a player must act now",
+            Illegal::ChanceNode => "a good must be drawn from the bag first (chance node)",
+            Illegal::NotInBag => "the bag holds no cube of that kind",
+            Illegal::NoCamelAtSource => "C-5.1: you have no unladen camel on that square",
+            Illegal::SupplyEmpty => "C-5.1: all your camels are already on the board",
+            Illegal::SameSquare => "C-5.1: a camel must move to another square",
+            Illegal::NeedsTwoActions => "C-5.1: a move onto an occupied square costs 2 actions, only 1 is left",
+            Illegal::NoGoodLying => "C-5.2: no good lies on that numbered space",
+            Illegal::NoUnladenCamel => "C-5.2: you have no unladen camel on that numbered space",
+            Illegal::NoSuchGood => "C-5.3: none of your camels on that square carries such a good in that position",
+            Illegal::NoTarget => "C-5.3: you have no unladen camel on the target square",
+            Illegal::NoChain => "C-5.3: no chain of your camels links the source to the target square",
+            Illegal::TopSameSquare => "C-5.3: a good on top of a camel cannot move within its square",
+            Illegal::NoTheftMarker => "C-5.5: you hold no theft marker",
+            Illegal::BadVictim => "C-5.5: the victim must be another player of this game",
+            Illegal::NothingToSteal => "C-5.5: the victim has no camel on that square carrying such a good on top",
+            Illegal::NoThief => "C-5.5: you need an unladen camel on that square to steal",
+            Illegal::OutOfSpace => "the action does not exist in this configuration",
+        })
+    }
+}
+
+/// A notation (action, square, kind) that could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot parse {text:?}: {expected}")]
+pub struct NotationError {
+    /// The text given.
+    pub text: String,
+    /// What was expected.
+    pub expected: &'static str,
+}
+
+impl NotationError {
+    pub(crate) fn new(text: &str, expected: &'static str) -> Self {
+        NotationError { text: text.to_string(), expected }
+    }
+}
+
+/// Every error of the Caravan engine.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CaravanError {
+    /// A bad configuration.
+    #[error("invalid configuration: {0}")]
+    Config(#[from] ConfigError),
+    /// An impossible position.
+    #[error("invalid position: {0}")]
+    Setup(#[from] SetupError),
+    /// An action that is not legal now.
+    #[error("illegal action `{action}`: {reason}")]
+    Illegal {
+        /// The action.
+        action: Action,
+        /// Why not.
+        reason: Illegal,
+    },
+    /// An id outside the action space.
+    #[error("unknown action id {id} (the action space has {size} ids)")]
+    UnknownId {
+        /// The id.
+        id: u32,
+        /// The size of the action space.
+        size: usize,
+    },
+    /// Malformed notation.
+    #[error(transparent)]
+    Notation(#[from] NotationError),
+    /// A seat that does not play.
+    #[error("seat {seat} does not exist (the game has {players} players)")]
+    Seat {
+        /// The seat.
+        seat: usize,
+        /// The number of players.
+        players: usize,
+    },
+    /// An observation tensor buffer of the wrong length.
+    #[error("tensor buffer has length {found}, expected {expected}")]
+    Buffer {
+        /// Its length.
+        found: usize,
+        /// The tensor length.
+        expected: usize,
+    },
+}
