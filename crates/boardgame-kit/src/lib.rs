@@ -25,6 +25,7 @@ pub mod conformance;
 mod game;
 mod record;
 mod rng;
+mod search;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 pub mod testgame;
@@ -39,3 +40,4 @@ pub use game::{
 };
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};
 pub use rng::GameRng;
+pub use search::{Budget, EdgeStats, FlatMcAgent, IsMctsAgent, SearchStats, score_leader_returns};

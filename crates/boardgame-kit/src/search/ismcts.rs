@@ -1,0 +1,549 @@
+//! [`IsMctsAgent`]: single-observer information-set Monte-Carlo tree search.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::rollout::Rollout;
+use super::{Budget, BudgetClock, SearchStats, fallback_action};
+use crate::{ActionId, Agent, Game, GameRng, Turn, sample_chance};
+
+/// "No node" in the child and sibling links.
+const NONE: u32 = u32::MAX;
+/// The `mover` of a chance outcome's node.
+const CHANCE: u16 = u16::MAX;
+
+/// One node of the tree: the edge that leads to it and its statistics.
+/// Children form a singly linked list (`first_child`, `next_sibling`) of
+/// indices into the arena, so a node is a few words and adding one never
+/// moves another.
+#[derive(Clone, Debug)]
+struct Node<A> {
+    /// The action on the edge from the parent (`None` only at the root).
+    action: Option<A>,
+    /// Its id, for the allocation-free legality marks.
+    id: ActionId,
+    /// The seat that chose the action, or [`CHANCE`].
+    mover: u16,
+    first_child: u32,
+    next_sibling: u32,
+    /// Simulations that went through this edge.
+    visits: u32,
+    /// Selections at the parent in which this action was legal.
+    avail: u32,
+    /// Sum of the mover's returns over those simulations.
+    reward: f64,
+}
+
+impl<A> Node<A> {
+    fn new(action: Option<A>, id: ActionId, mover: u16, next_sibling: u32) -> Self {
+        Node { action, id, mover, first_child: NONE, next_sibling, visits: 0, avail: 1, reward: 0.0 }
+    }
+}
+
+/// The statistics of one root action after a search, from
+/// [`IsMctsAgent::root_edges`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EdgeStats<A> {
+    /// The action.
+    pub action: A,
+    /// Simulations that started with it.
+    pub visits: u32,
+    /// Iterations in which it was legal when the root was selected from.
+    pub availability: u32,
+    /// The mean return of the acting seat over those simulations.
+    pub mean_return: f64,
+}
+
+/// Information-set Monte-Carlo tree search (single observer, "SO-ISMCTS"),
+/// generic over any [`Game`].
+///
+/// Each iteration of a search for `seat`:
+///
+/// 1. **Determinize**: sample a full state consistent with what `seat`
+///    knows, [`Game::determinize`]`(seat, rng)`. The tree is shared by all
+///    determinizations, so its root stands for `seat`'s information set.
+/// 2. **Select**: descend the tree along the determinization. At a
+///    decision, only actions legal in this determinization are candidates;
+///    among them the one with the highest UCB1 value
+///    `mean + c·sqrt(ln(availability) / visits)` is taken, where
+///    *availability* counts the selections at that node in which the action
+///    was legal (legal actions vary between determinizations). The mean is
+///    the return of the seat that chose the edge, so every seat maximises
+///    its own returns (multi-player). At a chance node the outcome is
+///    sampled by its exact weights ([`sample_chance`]) and the tree follows
+///    it (see [`IsMctsAgent::chance_branching`]).
+/// 3. **Expand**: at the first decision with a legal action not yet in the
+///    tree, add one such action (chosen uniformly) as a new node — one node
+///    per iteration.
+/// 4. **Simulate**: finish the game from there with the rollout policy
+///    (uniform random to the end by default; see
+///    [`IsMctsAgent::rollout_depth`], [`IsMctsAgent::rollout_agent`]).
+/// 5. **Back-propagate** the per-seat returns ([`Game::returns`]): every
+///    edge on the path adds the return of its own mover.
+///
+/// The move played is the root action (legal in the real state) with the
+/// most visits, ties broken by the higher mean return. A move with a single
+/// legal action is played without searching.
+///
+/// Like all single-observer ISMCTS, the tree below the root treats the
+/// other seats' actions and chance outcomes as if `seat` saw them; only the
+/// root decision is made over the information set.
+///
+/// # Speed
+/// Nodes live in one `Vec` arena linked by indices; children are matched
+/// against the legal actions through an array of marks indexed by action
+/// id (no hashing); the arena, the marks, the path and the returns are
+/// buffers kept across iterations and moves, so an iteration allocates
+/// nothing but its new node. [`IsMctsAgent::last_search`] and
+/// [`IsMctsAgent::total_stats`] give the iterations per second.
+///
+/// # Reproducibility
+/// All randomness comes from the `rng` given to [`Agent::act`]: with an
+/// iteration budget, the same seed gives the same move.
+///
+/// ```
+/// use boardgame_kit::{Agent, Game, GameRng, IsMctsAgent, testgame::{HiddenNim, NimAction}};
+///
+/// // Seat 0 holds card 1, two stones are left and it is seat 0's move:
+/// // taking both earns the last-stone bonus.
+/// let mut state = HiddenNim::new_game(&Default::default()).unwrap();
+/// for a in [NimAction::Deal(1), NimAction::Deal(2), NimAction::Take(2), NimAction::Take(1)] {
+///     state.apply(a).unwrap();
+/// }
+/// let mut agent = IsMctsAgent::with_iterations(200).exploration(1.0);
+/// let action = agent.act(&state, 0, &mut GameRng::new(1));
+/// assert_eq!(action, NimAction::Take(2));
+/// assert_eq!(Agent::<HiddenNim>::name(&agent), "ismcts:200");
+/// assert_eq!(agent.last_search().iterations, 200);
+/// ```
+pub struct IsMctsAgent<G: Game> {
+    budget: Budget,
+    exploration: f64,
+    chance_branching: bool,
+    max_nodes: usize,
+    rollout: Rollout<G>,
+    nodes: Vec<Node<G::Action>>,
+    path: Vec<u32>,
+    marks: Vec<u32>,
+    generation: u32,
+    returns: Vec<f64>,
+    list: G::ActionList,
+    chances: G::ChanceList,
+    seat: usize,
+    last: SearchStats,
+    total: SearchStats,
+}
+
+impl<G: Game> fmt::Debug for IsMctsAgent<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IsMctsAgent")
+            .field("budget", &self.budget)
+            .field("exploration", &self.exploration)
+            .field("chance_branching", &self.chance_branching)
+            .field("max_nodes", &self.max_nodes)
+            .field("rollout", &self.rollout)
+            .field("last", &self.last)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<G: Game> IsMctsAgent<G> {
+    /// The default exploration constant `c` of UCB1 (returns are in
+    /// `[0, 1]`).
+    pub const DEFAULT_EXPLORATION: f64 = 0.7;
+    /// The default cap on tree nodes (about 2^22, a few hundred MB at most
+    /// for the largest actions).
+    pub const DEFAULT_MAX_NODES: usize = 1 << 22;
+
+    /// An agent with `budget` and the defaults: exploration
+    /// [`Self::DEFAULT_EXPLORATION`], uniform random rollouts to the end of
+    /// the game, chance outcomes branching in the tree,
+    /// [`Self::DEFAULT_MAX_NODES`] nodes at most.
+    pub fn new(budget: Budget) -> Self {
+        IsMctsAgent {
+            budget,
+            exploration: Self::DEFAULT_EXPLORATION,
+            chance_branching: true,
+            max_nodes: Self::DEFAULT_MAX_NODES,
+            rollout: Rollout::default(),
+            nodes: Vec::new(),
+            path: Vec::new(),
+            marks: Vec::new(),
+            generation: 0,
+            returns: Vec::new(),
+            list: G::ActionList::default(),
+            chances: G::ChanceList::default(),
+            seat: 0,
+            last: SearchStats::default(),
+            total: SearchStats::default(),
+        }
+    }
+
+    /// An agent that runs `iterations` iterations per move (reproducible).
+    pub fn with_iterations(iterations: u64) -> Self {
+        Self::new(Budget::Iterations(iterations))
+    }
+
+    /// An agent that searches for `duration` of wall-clock time per move
+    /// (at least one iteration).
+    pub fn with_time(duration: Duration) -> Self {
+        Self::new(Budget::Time(duration))
+    }
+
+    /// Sets the budget per move.
+    #[must_use]
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Sets the UCB1 exploration constant `c` (default 0.7). Negative
+    /// values count as 0 (pure exploitation); a non-finite value keeps the
+    /// default.
+    #[must_use]
+    pub fn exploration(mut self, c: f64) -> Self {
+        self.exploration = if c.is_finite() { c.max(0.0) } else { Self::DEFAULT_EXPLORATION };
+        self
+    }
+
+    /// Truncates every rollout after `depth` actions (chance outcomes
+    /// included) and scores the state reached with
+    /// [`score_leader_returns`](crate::score_leader_returns): 1 shared
+    /// equally among the seats with the highest [`Game::score`]. A rollout
+    /// that reaches the end earlier gets the real [`Game::returns`].
+    /// `0` scores the leaf of the tree directly.
+    #[must_use]
+    pub fn rollout_depth(mut self, depth: usize) -> Self {
+        self.rollout.depth = Some(depth);
+        self
+    }
+
+    /// Plays every rollout to the end of the game (the default).
+    #[must_use]
+    pub fn rollout_to_end(mut self) -> Self {
+        self.rollout.depth = None;
+        self
+    }
+
+    /// Uses `agent` instead of uniform random moves in rollouts, for every
+    /// seat (it is given the determinized state and the search's `rng`; an
+    /// illegal choice is replaced by a random legal action). Slower per
+    /// iteration than the allocation-free random playout, usually stronger
+    /// per iteration.
+    #[must_use]
+    pub fn rollout_agent(mut self, agent: Box<dyn Agent<G>>) -> Self {
+        self.rollout.policy = Some(agent);
+        self
+    }
+
+    /// Whether chance outcomes branch the tree (default `true`): each
+    /// sampled outcome leads to its own child, so decisions after it are
+    /// planned knowing it. With `false` chance nodes are passed through
+    /// ("open loop"): the outcome is sampled and applied but the tree stays
+    /// at the same node, so the decisions that follow share statistics
+    /// across outcomes — useful when outcomes are many or hidden from the
+    /// searching seat.
+    #[must_use]
+    pub fn chance_branching(mut self, branch: bool) -> Self {
+        self.chance_branching = branch;
+        self
+    }
+
+    /// Caps the tree at `max_nodes` nodes (at least 1, the root); once it
+    /// is full, iterations go on without expanding.
+    #[must_use]
+    pub fn max_nodes(mut self, max_nodes: usize) -> Self {
+        self.max_nodes = max_nodes.clamp(1, NONE as usize);
+        self
+    }
+
+    /// The budget per move.
+    pub fn current_budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// What the last call of [`Agent::act`] did (all zero after a move
+    /// with a single legal action, which is not searched).
+    pub fn last_search(&self) -> SearchStats {
+        self.last
+    }
+
+    /// Statistics summed over every search since the agent was created (or
+    /// [`IsMctsAgent::clear_stats`]); [`Agent::reset`] keeps them, so one
+    /// agent can measure a whole series of games.
+    pub fn total_stats(&self) -> SearchStats {
+        self.total
+    }
+
+    /// Zeroes [`IsMctsAgent::total_stats`].
+    pub fn clear_stats(&mut self) {
+        self.total = SearchStats::default();
+    }
+
+    /// The root actions of the last search with their statistics, most
+    /// visited first (empty before any search and after an unsearched
+    /// move).
+    pub fn root_edges(&self) -> Vec<EdgeStats<G::Action>> {
+        let mut out = Vec::new();
+        let Some(root) = self.nodes.first() else {
+            return out;
+        };
+        let mut c = root.first_child;
+        while let Some(n) = self.nodes.get(c as usize) {
+            if let (Some(action), true) = (n.action, usize::from(n.mover) == self.seat) {
+                out.push(EdgeStats {
+                    action,
+                    visits: n.visits,
+                    availability: n.avail,
+                    mean_return: n.reward / f64::from(n.visits.max(1)),
+                });
+            }
+            c = n.next_sibling;
+        }
+        out.reverse(); // creation order
+        out.sort_by_key(|e| std::cmp::Reverse(e.visits));
+        out
+    }
+
+    /// A fresh generation of legality marks: `g` marks "legal", `g + 1`
+    /// "legal and already in the tree".
+    fn next_generation(&mut self) -> u32 {
+        if self.generation >= u32::MAX - 4 {
+            self.marks.iter_mut().for_each(|m| *m = 0);
+            self.generation = 0;
+        }
+        self.generation += 2;
+        self.generation
+    }
+
+    /// Marks every action of `self.list` legal with generation `g`.
+    fn mark_list(&mut self, config: &G::Config, g: u32) {
+        for &a in self.list.iter() {
+            let i = G::action_id(config, a) as usize;
+            if i >= self.marks.len() {
+                // Only for ids past the declared action space (a faulty engine).
+                self.marks.resize(i + 1, 0);
+            }
+            self.marks[i] = g;
+        }
+    }
+
+    fn mark(&self, id: ActionId) -> u32 {
+        self.marks.get(id as usize).copied().unwrap_or(0)
+    }
+
+    /// Adds a child of `parent` and returns its index.
+    fn add_child(&mut self, parent: usize, action: G::Action, id: ActionId, mover: u16) -> u32 {
+        let index = self.nodes.len() as u32;
+        let next = self.nodes[parent].first_child;
+        self.nodes.push(Node::new(Some(action), id, mover, next));
+        self.nodes[parent].first_child = index;
+        index
+    }
+
+    /// One iteration from `root` for `seat`. `false` when the state could
+    /// not be determinized (a faulty engine); the search then stops.
+    fn iterate(&mut self, root: &G, seat: usize, rng: &mut GameRng) -> bool {
+        let Ok(mut state) = root.determinize(seat, rng) else {
+            return false;
+        };
+        self.path.clear();
+        let bound = G::max_game_length(state.config());
+        let mut node = 0usize;
+        let mut steps = 0usize;
+        while steps < bound {
+            // What to do after applying the action: descend into an existing
+            // child, or add one (and leave the tree).
+            let (action, existing) = match state.turn() {
+                Turn::Terminal => break,
+                Turn::Chance => {
+                    let Some(a) = sample_chance(&state, rng, &mut self.chances) else {
+                        break;
+                    };
+                    if !self.chance_branching {
+                        state.apply_unchecked(a);
+                        steps += 1;
+                        continue;
+                    }
+                    let id = G::action_id(state.config(), a);
+                    let mut found = None;
+                    let mut c = self.nodes[node].first_child;
+                    while let Some(n) = self.nodes.get(c as usize) {
+                        if n.mover == CHANCE && n.id == id {
+                            found = Some(c);
+                            break;
+                        }
+                        c = n.next_sibling;
+                    }
+                    (a, found)
+                }
+                Turn::Player(p) => {
+                    state.legal_actions(&mut self.list);
+                    if self.list.is_empty() {
+                        break;
+                    }
+                    let mover = p.min(usize::from(CHANCE) - 1) as u16;
+                    let g = self.next_generation();
+                    self.mark_list(state.config(), g);
+                    let mut tried = 0usize;
+                    let mut c = self.nodes[node].first_child;
+                    while let Some(n) = self.nodes.get(c as usize) {
+                        if n.mover == mover && self.mark(n.id) == g {
+                            self.marks[n.id as usize] = g + 1;
+                            tried += 1;
+                        }
+                        c = n.next_sibling;
+                    }
+                    if tried < self.list.len() && self.nodes.len() < self.max_nodes {
+                        // Expand: a uniformly chosen untried legal action.
+                        let mut k = rng.index(self.list.len() - tried);
+                        let mut pick = None;
+                        for &a in self.list.iter() {
+                            if self.mark(G::action_id(state.config(), a)) == g {
+                                if k == 0 {
+                                    pick = Some(a);
+                                    break;
+                                }
+                                k -= 1;
+                            }
+                        }
+                        let Some(a) = pick else {
+                            break;
+                        };
+                        (a, None)
+                    } else if tried == 0 {
+                        break; // tree full and nothing known here
+                    } else {
+                        // Select: UCB1 with availability counts.
+                        let c_explore = self.exploration;
+                        let mut best = NONE;
+                        let mut best_value = f64::NEG_INFINITY;
+                        let mut c = self.nodes[node].first_child;
+                        while (c as usize) < self.nodes.len() {
+                            let legal = {
+                                let n = &self.nodes[c as usize];
+                                n.mover == mover && self.mark(n.id) == g + 1
+                            };
+                            let n = &mut self.nodes[c as usize];
+                            if legal {
+                                n.avail = n.avail.saturating_add(1);
+                                let v = f64::from(n.visits.max(1));
+                                let value = n.reward / v + c_explore * (f64::from(n.avail).ln() / v).sqrt();
+                                if value > best_value {
+                                    best_value = value;
+                                    best = c;
+                                }
+                            }
+                            c = n.next_sibling;
+                        }
+                        let Some(a) = self.nodes.get(best as usize).and_then(|n| n.action) else {
+                            break;
+                        };
+                        (a, Some(best))
+                    }
+                }
+            };
+            let mover = match state.turn() {
+                Turn::Player(p) => p.min(usize::from(CHANCE) - 1) as u16,
+                _ => CHANCE,
+            };
+            let id = G::action_id(state.config(), action);
+            state.apply_unchecked(action);
+            steps += 1;
+            match existing {
+                Some(c) => {
+                    self.path.push(c);
+                    node = c as usize;
+                }
+                None => {
+                    if self.nodes.len() < self.max_nodes {
+                        let c = self.add_child(node, action, id, mover);
+                        self.path.push(c);
+                    }
+                    break;
+                }
+            }
+        }
+        self.rollout.run(&mut state, rng, &mut self.returns);
+        for &c in &self.path {
+            let n = &mut self.nodes[c as usize];
+            n.visits = n.visits.saturating_add(1);
+            if n.mover != CHANCE {
+                n.reward += self.returns.get(usize::from(n.mover)).copied().unwrap_or(0.0);
+            }
+        }
+        self.nodes[0].visits = self.nodes[0].visits.saturating_add(1);
+        true
+    }
+}
+
+impl<G: Game> Agent<G> for IsMctsAgent<G> {
+    /// `ismcts:<budget>`, e.g. `ismcts:1000` or `ismcts:250ms`.
+    fn name(&self) -> String {
+        format!("ismcts:{}", self.budget)
+    }
+
+    /// Searches the information set of `seat` in `state` within the budget
+    /// and returns the most visited legal root action.
+    ///
+    /// # Panics
+    /// Only if called where `seat` has no legal action **and** the game's
+    /// action space is empty (no action exists to return).
+    fn act(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> G::Action {
+        self.nodes.clear();
+        self.seat = seat;
+        self.last = SearchStats::default();
+        state.legal_actions(&mut self.list);
+        if self.list.len() <= 1 {
+            return fallback_action(state, &self.list, rng);
+        }
+        self.returns.clear();
+        self.returns.resize(state.num_players().max(1), 0.0);
+        let size = G::num_distinct_actions(state.config());
+        if self.marks.len() < size {
+            self.marks.resize(size, 0);
+        }
+        self.nodes.push(Node::new(None, 0, CHANCE, NONE));
+        let mut clock = BudgetClock::start(self.budget);
+        while clock.more() {
+            if !self.iterate(state, seat, rng) {
+                break;
+            }
+            clock.tick();
+        }
+        self.last = SearchStats {
+            searches: 1,
+            iterations: clock.done(),
+            nodes: self.nodes.len() as u64,
+            elapsed: clock.elapsed(),
+        };
+        self.total.add(&self.last);
+
+        // The most visited root action legal in the real state.
+        state.legal_actions(&mut self.list);
+        let g = self.next_generation();
+        self.mark_list(state.config(), g);
+        let mover = seat.min(usize::from(CHANCE) - 1) as u16;
+        let mut best: Option<(u32, f64, G::Action)> = None;
+        let mut c = self.nodes[0].first_child;
+        while let Some(n) = self.nodes.get(c as usize) {
+            if let (Some(a), true) = (n.action, n.mover == mover && self.mark(n.id) == g) {
+                let mean = n.reward / f64::from(n.visits.max(1));
+                if best.is_none_or(|(v, m, _)| n.visits > v || (n.visits == v && mean > m)) {
+                    best = Some((n.visits, mean, a));
+                }
+            }
+            c = n.next_sibling;
+        }
+        match best {
+            Some((_, _, a)) => a,
+            None => fallback_action(state, &self.list, rng),
+        }
+    }
+
+    fn reset(&mut self) {
+        if let Some(p) = self.rollout.policy.as_mut() {
+            p.reset();
+        }
+    }
+}
