@@ -41,14 +41,8 @@ pub struct AmbushSet(u8);
 
 impl AmbushSet {
     /// The 6 sets in id order: `{0}, {1}, {2}, {0,1}, {0,2}, {1,2}`.
-    pub const ALL: [AmbushSet; 6] = [
-        AmbushSet(0b001),
-        AmbushSet(0b010),
-        AmbushSet(0b100),
-        AmbushSet(0b011),
-        AmbushSet(0b101),
-        AmbushSet(0b110),
-    ];
+    pub const ALL: [AmbushSet; 6] =
+        [AmbushSet(0b001), AmbushSet(0b010), AmbushSet(0b100), AmbushSet(0b011), AmbushSet(0b101), AmbushSet(0b110)];
 
     /// The set with bit `p` set for every ambush position `p`; `None` unless
     /// it has 1 or 2 of the 3 positions.
@@ -91,9 +85,8 @@ impl AmbushSet {
 impl TryFrom<u8> for AmbushSet {
     type Error = String;
     fn try_from(mask: u8) -> Result<Self, String> {
-        AmbushSet::from_mask(mask).ok_or_else(|| {
-            format!("ambush mask must hold 1 or 2 of the positions 0..3 (1..=6), got {mask}")
-        })
+        AmbushSet::from_mask(mask)
+            .ok_or_else(|| format!("ambush mask must hold 1 or 2 of the positions 0..3 (1..=6), got {mask}"))
     }
 }
 
@@ -234,9 +227,7 @@ impl KorovanAction {
                 let (row, pos) = cell(SCOUT);
                 KorovanAction::Scout { row, pos }
             }
-            SPY..FLARE => KorovanAction::Spy {
-                row: (id - SPY + 1) as u8,
-            },
+            SPY..FLARE => KorovanAction::Spy { row: (id - SPY + 1) as u8 },
             FLARE..SECOND => {
                 let (row, pos) = cell(FLARE);
                 KorovanAction::Flare { row, pos }
@@ -340,9 +331,7 @@ impl FromStr for KorovanAction {
                 let (row, pos) = parse_cell(a).ok_or_else(bad)?;
                 KorovanAction::Flare { row, pos }
             }
-            ("spy", Some(a)) => KorovanAction::Spy {
-                row: parse_small(a, 1, MAX_ROWS as u8).ok_or_else(bad)?,
-            },
+            ("spy", Some(a)) => KorovanAction::Spy { row: parse_small(a, 1, MAX_ROWS as u8).ok_or_else(bad)? },
             ("lay", Some(a)) => KorovanAction::Lay(parse_set(a).ok_or_else(bad)?),
             ("place", Some(a)) => KorovanAction::Place(parse_small(a, 0, 2).ok_or_else(bad)?),
             ("switch", Some(a)) => KorovanAction::Switch(parse_small(a, 0, 2).ok_or_else(bad)?),

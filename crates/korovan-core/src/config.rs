@@ -25,14 +25,8 @@ pub enum Helper {
 
 impl Helper {
     /// Every kind, in index order.
-    pub const ALL: [Helper; 6] = [
-        Helper::Scout,
-        Helper::Spy,
-        Helper::Flare,
-        Helper::SecondThought,
-        Helper::Guard,
-        Helper::Haggle,
-    ];
+    pub const ALL: [Helper; 6] =
+        [Helper::Scout, Helper::Spy, Helper::Flare, Helper::SecondThought, Helper::Guard, Helper::Haggle];
 
     /// The kind's index in per-kind counts (0..6).
     #[inline]
@@ -106,26 +100,12 @@ impl HelperCounts {
 
     /// Counts from an array in [`Helper::ALL`] order.
     pub const fn from_array(a: [u8; 6]) -> HelperCounts {
-        HelperCounts {
-            scout: a[0],
-            spy: a[1],
-            flare: a[2],
-            second_thought: a[3],
-            guard: a[4],
-            haggle: a[5],
-        }
+        HelperCounts { scout: a[0], spy: a[1], flare: a[2], second_thought: a[3], guard: a[4], haggle: a[5] }
     }
 
     /// The counts as an array in [`Helper::ALL`] order.
     pub const fn to_array(self) -> [u8; 6] {
-        [
-            self.scout,
-            self.spy,
-            self.flare,
-            self.second_thought,
-            self.guard,
-            self.haggle,
-        ]
+        [self.scout, self.spy, self.flare, self.second_thought, self.guard, self.haggle]
     }
 
     /// The count of `kind`.
@@ -203,13 +183,7 @@ pub struct KorovanConfig {
 
 impl Default for KorovanConfig {
     fn default() -> Self {
-        KorovanConfig {
-            players: 5,
-            first_driver: 0,
-            laps: 1,
-            deck: HelperCounts::DEFAULT_DECK,
-            hand_size: None,
-        }
+        KorovanConfig { players: 5, first_driver: 0, laps: 1, deck: HelperCounts::DEFAULT_DECK, hand_size: None }
     }
 }
 
@@ -249,16 +223,12 @@ pub enum ConfigError {
 impl KorovanConfig {
     /// A default configuration for `players` players.
     pub fn with_players(players: u8) -> KorovanConfig {
-        KorovanConfig {
-            players,
-            ..KorovanConfig::default()
-        }
+        KorovanConfig { players, ..KorovanConfig::default() }
     }
 
     /// The driver's hand size: the configured one or N−1 (K-3.1).
     pub fn hand(&self) -> u8 {
-        self.hand_size
-            .unwrap_or_else(|| self.players.saturating_sub(1))
+        self.hand_size.unwrap_or_else(|| self.players.saturating_sub(1))
     }
 
     /// The number of rounds of a whole game: N per lap (K-7.2).
@@ -275,10 +245,7 @@ impl KorovanConfig {
             return Err(ConfigError::Players(self.players));
         }
         if self.first_driver >= self.players {
-            return Err(ConfigError::FirstDriver {
-                first_driver: self.first_driver,
-                players: self.players,
-            });
+            return Err(ConfigError::FirstDriver { first_driver: self.first_driver, players: self.players });
         }
         if !(1..=MAX_LAPS).contains(&self.laps) {
             return Err(ConfigError::Laps(self.laps));

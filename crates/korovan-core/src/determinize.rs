@@ -45,17 +45,10 @@ fn below_u128(rng: &mut GameRng, n: u128) -> u128 {
     }
 }
 
-pub(crate) fn determinize(
-    s: &Korovan,
-    observer: usize,
-    rng: &mut GameRng,
-) -> Result<Korovan, KorovanError> {
+pub(crate) fn determinize(s: &Korovan, observer: usize, rng: &mut GameRng) -> Result<Korovan, KorovanError> {
     let n = s.num_players();
     if observer >= n {
-        return Err(KorovanError::Seat {
-            seat: observer,
-            players: n,
-        });
+        return Err(KorovanError::Seat { seat: observer, players: n });
     }
     let mut out = *s;
     if s.phase == Phase::Over {

@@ -42,9 +42,7 @@ mod setup;
 mod state;
 
 pub use action::{AmbushSet, KorovanAction, NUM_ACTIONS};
-pub use config::{
-    ConfigError, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS,
-};
+pub use config::{ConfigError, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS};
 pub use error::{IllegalReason, KorovanError};
 pub use observe::{KorovanObservation, TENSOR_LEN};
 pub use setup::{KorovanSetup, RowSetup, SetupError};

@@ -135,10 +135,8 @@ impl KorovanObservation {
     /// [`KorovanError::Buffer`] when `out.len() != TENSOR_LEN`.
     pub fn write_tensor(&self, out: &mut [f32]) -> Result<(), KorovanError> {
         let found = out.len();
-        let out: &mut [f32; TENSOR_LEN] = out.try_into().map_err(|_| KorovanError::Buffer {
-            found,
-            expected: TENSOR_LEN,
-        })?;
+        let out: &mut [f32; TENSOR_LEN] =
+            out.try_into().map_err(|_| KorovanError::Buffer { found, expected: TENSOR_LEN })?;
         *out = [0.0; TENSOR_LEN];
         let mut one = |i: usize| {
             if let Some(x) = out.get_mut(i) {
@@ -153,8 +151,8 @@ impl KorovanObservation {
             Turn::Chance => one(36),
             Turn::Terminal => one(37),
         }
-        one(
-            38 + match self.phase {
+        one(38
+            + match self.phase {
                 Phase::Deal => 0,
                 Phase::Peek => 1,
                 Phase::Lay => 2,
@@ -162,8 +160,7 @@ impl KorovanObservation {
                 Phase::Decide => 4,
                 Phase::Defend => 5,
                 Phase::Over => 6,
-            },
-        ); // 38..45
+            }); // 38..45
         if let Some(r) = self.current_row {
             one(56 + usize::from(r) - 1); // 56..64
         }
@@ -196,20 +193,11 @@ impl KorovanObservation {
         let own_row = if self.observer != self.driver && self.phase != Phase::Over {
             let n = u32::from(self.players);
             let r = (u32::from(self.observer) + n - u32::from(self.driver) - 1) % n;
-            if r < u32::from(self.rows_laid) {
-                1u8 << r
-            } else {
-                0
-            }
+            if r < u32::from(self.rows_laid) { 1u8 << r } else { 0 }
         } else {
             0
         };
-        let rows = [
-            self.hand_ambush,
-            self.hand_known & !self.hand_ambush,
-            self.spied,
-            own_row,
-        ];
+        let rows = [self.hand_ambush, self.hand_known & !self.hand_ambush, self.spied, own_row];
         for (k, m) in rows.iter().enumerate() {
             for r in 0..8 {
                 if m & (1 << r) != 0 {
@@ -238,11 +226,7 @@ impl KorovanObservation {
 }
 
 /// Renders rows and status from what a viewer knows.
-fn render(
-    f: &mut fmt::Formatter<'_>,
-    o: &KorovanObservation,
-    viewer: Option<usize>,
-) -> fmt::Result {
+fn render(f: &mut fmt::Formatter<'_>, o: &KorovanObservation, viewer: Option<usize>) -> fmt::Result {
     let n = usize::from(o.players);
     let turn = match o.turn {
         Turn::Player(p) => format!("seat {p} to act"),
@@ -295,15 +279,8 @@ fn render(
             let route = if o.route & bit != 0 { '*' } else { ' ' };
             write!(f, " {tok}{face}{route}")?;
         }
-        let hand = if o.hand_known & (1 << r) != 0 {
-            if o.hand_ambush & (1 << r) != 0 {
-                "A"
-            } else {
-                "E"
-            }
-        } else {
-            "?"
-        };
+        let hand =
+            if o.hand_known & (1 << r) != 0 { if o.hand_ambush & (1 << r) != 0 { "A" } else { "E" } } else { "?" };
         write!(f, "   hand {hand}")?;
         if let Some(p) = o.peeks.get(usize::from(r)).copied().flatten() {
             write!(f, "   peeked {}.{}", p / 3 + 1, p % 3)?;
@@ -317,10 +294,7 @@ fn render(
         }
         writeln!(f)?;
     }
-    write!(
-        f,
-        "legend: A/E face-up ambush/empty, a/e face-down known to the viewer, ? unknown, @ token, * route"
-    )
+    write!(f, "legend: A/E face-up ambush/empty, a/e face-down known to the viewer, ? unknown, @ token, * route")
 }
 
 impl fmt::Display for KorovanObservation {

@@ -31,14 +31,7 @@ pub struct RowSetup {
 impl RowSetup {
     /// A face-down row with this layout, no peek, nothing resolved.
     pub fn new(ambush: AmbushSet) -> RowSetup {
-        RowSetup {
-            ambush,
-            face_up: [false; 3],
-            peek: None,
-            scouted: [false; 3],
-            spied: false,
-            route: None,
-        }
+        RowSetup { ambush, face_up: [false; 3], peek: None, scouted: [false; 3], spied: false, route: None }
     }
 
     /// The same row with its owner's peek at `(row, pos)` (1-based row).
@@ -149,12 +142,7 @@ impl KorovanSetup {
     /// The start of a journey (phase `Place`, row 1) of round `round` with
     /// these row layouts and driver hand; every player has N+1 cows, nothing
     /// peeked. Adjust the fields before [`Korovan::from_setup`] as needed.
-    pub fn journey(
-        config: KorovanConfig,
-        round: u8,
-        layouts: &[AmbushSet],
-        hand: HelperCounts,
-    ) -> KorovanSetup {
+    pub fn journey(config: KorovanConfig, round: u8, layouts: &[AmbushSet], hand: HelperCounts) -> KorovanSetup {
         let n = config.players;
         KorovanSetup {
             config,
@@ -202,8 +190,7 @@ impl Korovan {
                 let route = (self.resolved >> shift) & 7;
                 let peek = self.peeks[usize::from(r)];
                 RowSetup {
-                    ambush: AmbushSet::from_mask(((self.ambush >> shift) & 7) as u8)
-                        .unwrap_or(AmbushSet::ALL[0]),
+                    ambush: AmbushSet::from_mask(((self.ambush >> shift) & 7) as u8).unwrap_or(AmbushSet::ALL[0]),
                     face_up: b(self.face_up),
                     peek: (peek != NONE).then(|| (peek / 3 + 1, peek % 3)),
                     scouted: b(self.scouted),
@@ -258,27 +245,17 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
     let nu = usize::from(n);
     // K-1.1, K-1.2
     if s.cows.len() != nu {
-        return Err(E::CowsLength {
-            found: s.cows.len(),
-            players: n,
-        });
+        return Err(E::CowsLength { found: s.cows.len(), players: n });
     }
     let total: u32 = s.cows.iter().map(|&c| u32::from(c)).sum();
     let expected = u32::from(n) * (u32::from(n) + 1);
     if total != expected {
-        return Err(E::CowsTotal {
-            found: total,
-            expected,
-        });
+        return Err(E::CowsTotal { found: total, expected });
     }
     let rounds = config.rounds();
     let over = s.phase == Phase::Over;
     if (over && u32::from(s.round) != rounds) || (!over && u32::from(s.round) >= rounds) {
-        return Err(E::Round {
-            round: s.round,
-            rounds,
-            phase: s.phase,
-        });
+        return Err(E::Round { round: s.round, rounds, phase: s.phase });
     }
     let mut cows = [0u8; MAX_PLAYERS];
     cows[..nu].copy_from_slice(&s.cows);
@@ -300,11 +277,7 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
         _ => laid == nu - 1,
     };
     if !rows_ok || laid > MAX_ROWS {
-        return Err(E::RowCount {
-            phase: s.phase,
-            rows: laid,
-            players: n,
-        });
+        return Err(E::RowCount { phase: s.phase, rows: laid, players: n });
     }
     g.laid = laid as u8;
     // the journey fields
@@ -380,9 +353,7 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
         (Phase::Defend, Some(p)) if p < 3 => {
             let r = &s.rows[row0];
             if r.route != Some(p) || !r.ambush.contains(p) {
-                return Err(E::Journey(
-                    "in the defend phase the token is on the current row's resolved ambush",
-                ));
+                return Err(E::Journey("in the defend phase the token is on the current row's resolved ambush"));
             }
             g.fine = if r.ambush.count() == 1 { 3 } else { 2 };
         }
@@ -398,9 +369,7 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
         _ => s.switches_left == 1,
     };
     if !switches_ok {
-        return Err(E::Journey(
-            "switches left must be 1 before Place and at most 1 + SecondThoughts played",
-        ));
+        return Err(E::Journey("switches left must be 1 before Place and at most 1 + SecondThoughts played"));
     }
     g.switches = s.switches_left;
     // helpers: K-3.1, K-6, K-7.1
@@ -422,18 +391,14 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
         _ => hand_total + played_total == hs,
     };
     if !helpers_ok {
-        return Err(E::Helpers(
-            "the hand must hold the cards dealt so far (N-1 once dealt) minus those played",
-        ));
+        return Err(E::Helpers("the hand must hold the cards dealt so far (N-1 once dealt) minus those played"));
     }
     if scouts > u32::from(s.played.scout)
         || spies > u32::from(s.played.spy)
         || flares > u32::from(s.played.flare)
         || u32::from(s.played.guard) + u32::from(s.played.haggle) > routes_hit_ambush
     {
-        return Err(E::Helpers(
-            "scouted cards, spied rows, flared cards and defences need as many helpers played",
-        ));
+        return Err(E::Helpers("scouted cards, spied rows, flared cards and defences need as many helpers played"));
     }
     g.hand = hand;
     g.played = played;

@@ -65,12 +65,8 @@ pub type KorovanActionList = ArrayVec<KorovanAction, 64>;
 pub type KorovanChanceList = ArrayVec<ChanceOutcome<KorovanAction>, 6>;
 
 /// Row (0-based) and position of each of the 24 cells.
-const CELL_ROW: [u8; 24] = [
-    1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8,
-];
-const CELL_POS: [u8; 24] = [
-    0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,
-];
+const CELL_ROW: [u8; 24] = [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8];
+const CELL_POS: [u8; 24] = [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2];
 
 /// The bit of the cell of a 1-based `row` and `pos` (never panics; out of
 /// range values give a meaningless bit).
@@ -205,11 +201,7 @@ impl Korovan {
     }
     /// Cows of `seat` (0 for seats out of range).
     pub fn cows(&self, seat: usize) -> u8 {
-        if seat < usize::from(self.n) {
-            self.cows.get(seat).copied().unwrap_or(0)
-        } else {
-            0
-        }
+        if seat < usize::from(self.n) { self.cows.get(seat).copied().unwrap_or(0) } else { 0 }
     }
     /// The total of all cows: N·(N+1) always (K-1.2).
     pub fn total_cows(&self) -> u32 {
@@ -244,11 +236,7 @@ impl Korovan {
         if row < 1 || row > self.laid || pos > 2 {
             return None;
         }
-        Some(if self.ambush & cell_bit(row, pos) != 0 {
-            Card::Ambush
-        } else {
-            Card::Empty
-        })
+        Some(if self.ambush & cell_bit(row, pos) != 0 { Card::Ambush } else { Card::Empty })
     }
     /// Whether a laid card is face up.
     pub fn is_face_up(&self, row: u8, pos: u8) -> bool {
@@ -260,11 +248,7 @@ impl Korovan {
         if row < 1 || row > self.laid {
             return None;
         }
-        Some(if self.row_ambushes(row - 1) == 1 {
-            Card::Ambush
-        } else {
-            Card::Empty
-        })
+        Some(if self.row_ambushes(row - 1) == 1 { Card::Ambush } else { Card::Empty })
     }
     /// The driver's helper hand (K-3.1).
     pub fn helper_hand(&self) -> HelperCounts {
@@ -325,8 +309,9 @@ impl Korovan {
             return self.scouted;
         }
         match self.row_of(seat) {
-            Some(r) if r < self.laid => {
-                let mut m = 7u32 << (u32::from(r) * 3);
+            Some(r) if r <= self.laid => {
+                // its own row once laid; its peek (made just before laying)
+                let mut m = if r < self.laid { 7u32 << (u32::from(r) * 3) } else { 0 };
                 if let Some(&p) = self.peeks.get(usize::from(r))
                     && p < 24
                 {
@@ -368,11 +353,7 @@ impl Korovan {
             self.round += 1;
             self.driver = if self.driver == 0 { self.n - 1 } else { self.driver - 1 };
         }
-        self.phase = if self.hand_size > 0 {
-            Phase::Deal
-        } else {
-            Phase::Lay
-        };
+        self.phase = if self.hand_size > 0 { Phase::Deal } else { Phase::Lay };
     }
 
     /// K-7.1: clean-up, K-2.2: the next driver.
@@ -487,10 +468,7 @@ impl Korovan {
             while m != 0 {
                 let c = m.trailing_zeros() as usize;
                 m &= m - 1;
-                out.push(KorovanAction::Scout {
-                    row: CELL_ROW[c],
-                    pos: CELL_POS[c],
-                });
+                out.push(KorovanAction::Scout { row: CELL_ROW[c], pos: CELL_POS[c] });
             }
         }
         if self.hand[Helper::Spy.index()] > 0 {
@@ -503,35 +481,22 @@ impl Korovan {
             while m != 0 {
                 let c = m.trailing_zeros() as usize;
                 m &= m - 1;
-                out.push(KorovanAction::Flare {
-                    row: CELL_ROW[c],
-                    pos: CELL_POS[c],
-                });
+                out.push(KorovanAction::Flare { row: CELL_ROW[c], pos: CELL_POS[c] });
             }
         }
     }
 
     fn check_helper(&self, h: Helper) -> Result<(), IllegalReason> {
-        if self.hand[h.index()] == 0 {
-            Err(IllegalReason::NoSuchHelper(h))
-        } else {
-            Ok(())
-        }
+        if self.hand[h.index()] == 0 { Err(IllegalReason::NoSuchHelper(h)) } else { Ok(()) }
     }
 
     /// A target row of Scout/Spy/Flare: laid, the current or a later one.
     fn check_ahead(&self, row: u8) -> Result<(), IllegalReason> {
         if row < 1 || row > self.laid {
-            return Err(IllegalReason::NoSuchRow {
-                row,
-                laid: self.laid,
-            });
+            return Err(IllegalReason::NoSuchRow { row, laid: self.laid });
         }
         if row <= self.row {
-            return Err(IllegalReason::RowPassed {
-                row,
-                current: self.row + 1,
-            });
+            return Err(IllegalReason::RowPassed { row, current: self.row + 1 });
         }
         Ok(())
     }
@@ -561,10 +526,7 @@ impl Korovan {
             }
             (Phase::Peek, A::Peek { row, pos }) => {
                 if row < 1 || row > self.laid {
-                    return Err(R::NoSuchRow {
-                        row,
-                        laid: self.laid,
-                    });
+                    return Err(R::NoSuchRow { row, laid: self.laid });
                 }
                 if pos > 2 {
                     return Err(R::NoSuchPosition(pos));
@@ -658,10 +620,7 @@ impl Game for Korovan {
             Phase::Peek => {
                 // K-4.2: any card of the rows already laid
                 for c in 0..usize::from(self.laid) * 3 {
-                    out.push(KorovanAction::Peek {
-                        row: CELL_ROW[c],
-                        pos: CELL_POS[c],
-                    });
+                    out.push(KorovanAction::Peek { row: CELL_ROW[c], pos: CELL_POS[c] });
                 }
             }
             Phase::Lay => {
@@ -709,18 +668,14 @@ impl Game for Korovan {
             for h in Helper::ALL {
                 let w = self.deck[h.index()];
                 if w > 0 {
-                    out.push(ChanceOutcome {
-                        action: KorovanAction::Deal(h),
-                        weight: u32::from(w),
-                    });
+                    out.push(ChanceOutcome { action: KorovanAction::Deal(h), weight: u32::from(w) });
                 }
             }
         }
     }
 
     fn validate(&self, action: KorovanAction) -> Result<(), KorovanError> {
-        self.check(action)
-            .map_err(|reason| KorovanError::Illegal { action, reason })
+        self.check(action).map_err(|reason| KorovanError::Illegal { action, reason })
     }
 
     #[inline]
@@ -812,11 +767,7 @@ impl Game for Korovan {
                 seats = seats.with(s);
             }
         }
-        Some(if seats.len() == 1 {
-            Outcome::Winner(seats.iter().next().unwrap_or(0))
-        } else {
-            Outcome::Draw(seats)
-        })
+        Some(if seats.len() == 1 { Outcome::Winner(seats.iter().next().unwrap_or(0)) } else { Outcome::Draw(seats) })
     }
 
     fn score(&self, seat: usize) -> i32 {

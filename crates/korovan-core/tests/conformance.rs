@@ -5,8 +5,8 @@ use korovan_core::{Korovan, KorovanConfig};
 
 fn run(players: u8, games: usize, seed: u64) {
     let config = KorovanConfig::with_players(players);
-    let report = conformance::check::<Korovan>(&config, games, seed)
-        .unwrap_or_else(|e| panic!("{players} players: {e}"));
+    let report =
+        conformance::check::<Korovan>(&config, games, seed).unwrap_or_else(|e| panic!("{players} players: {e}"));
     assert_eq!(report.games, games);
     assert!(report.chance_nodes > 0);
 }
@@ -28,12 +28,6 @@ fn conformance_9_players() {
 
 #[test]
 fn conformance_two_laps_small_hand() {
-    let config = KorovanConfig {
-        players: 4,
-        laps: 2,
-        first_driver: 2,
-        hand_size: Some(6),
-        ..KorovanConfig::default()
-    };
+    let config = KorovanConfig { players: 4, laps: 2, first_driver: 2, hand_size: Some(6), ..KorovanConfig::default() };
     conformance::check::<Korovan>(&config, 4, 9).unwrap();
 }
