@@ -1,0 +1,167 @@
+//! `boardgame bench`: a quick throughput table with plain timing loops (the
+//! criterion benches in `benches/` are the careful measurement).
+
+use std::hint::black_box;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use boardgame_kit::{GameRng, Turn, playout, sample_chance};
+use clap::Args;
+
+use crate::CliError;
+use crate::games::{CliGame, GameName, build_config, with_game};
+
+/// Arguments of `boardgame bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// The game (default: every game).
+    game: Option<GameName>,
+    /// Only this player count (default: the counts that matter per game).
+    #[arg(long, short = 'p')]
+    players: Option<usize>,
+    /// Time per measurement, in milliseconds.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    millis: u64,
+}
+
+/// Runs `boardgame bench`.
+///
+/// # Errors
+/// Usage errors for bad arguments.
+pub fn run(args: BenchArgs) -> Result<(), CliError> {
+    let games = match args.game {
+        Some(g) => vec![g],
+        None => GameName::ALL.to_vec(),
+    };
+    let budget = Duration::from_millis(args.millis);
+    let mut out = std::io::stdout().lock();
+    if cfg!(debug_assertions) {
+        writeln!(out, "note: a debug build; run `cargo run --release -p boardgame-cli -- bench` for real figures")?;
+    }
+    writeln!(
+        out,
+        "{:<9} {:>7} {:>16} {:>10} {:>10} {:>10} {:>10}",
+        "game", "players", "playout act/s", "games/s", "legal ns", "apply ns", "clone ns"
+    )?;
+    for game in games {
+        with_game!(game, G => {
+            let counts: Vec<usize> = match args.players {
+                Some(n) => vec![n],
+                None => G::BENCH_PLAYERS.to_vec(),
+            };
+            for n in counts {
+                let row = bench::<G>(n, budget)?;
+                writeln!(
+                    out,
+                    "{:<9} {:>7} {:>14.2} M {:>10.0} {:>10.1} {:>10.1} {:>10.1}",
+                    G::CLI_NAME,
+                    n,
+                    row.actions_per_sec / 1e6,
+                    row.games_per_sec,
+                    row.legal_ns,
+                    row.apply_ns,
+                    row.clone_ns
+                )?;
+                out.flush()?;
+            }
+        });
+    }
+    writeln!(
+        out,
+        "playout: uniformly random games from the start, every action counted (chance included); \
+         legal/apply/clone: per call over states sampled from such games; apply = clone+apply_unchecked minus clone"
+    )?;
+    Ok(())
+}
+
+struct Row {
+    actions_per_sec: f64,
+    games_per_sec: f64,
+    legal_ns: f64,
+    apply_ns: f64,
+    clone_ns: f64,
+}
+
+/// Nanoseconds per call of `f` over `0..n`, repeated until `budget` passed.
+fn per_call(budget: Duration, n: usize, mut f: impl FnMut(usize)) -> f64 {
+    let start = Instant::now();
+    let mut calls = 0u64;
+    loop {
+        for i in 0..n {
+            f(i);
+        }
+        calls += n as u64;
+        if start.elapsed() >= budget || n == 0 {
+            break;
+        }
+    }
+    start.elapsed().as_nanos() as f64 / calls.max(1) as f64
+}
+
+const SAMPLE_GAMES: u64 = 32;
+const MAX_POSITIONS: usize = 4096;
+
+fn bench<G: CliGame>(players: usize, budget: Duration) -> Result<Row, CliError> {
+    let config = build_config::<G>(Some(players), None)?;
+    let fresh = G::new_game(&config).map_err(|e| CliError::Usage(e.to_string()))?;
+    let bound = G::max_game_length(&config);
+
+    // Random playouts from the start.
+    let mut rng = GameRng::new(1);
+    let (mut actions, mut games) = (0u64, 0u64);
+    let start = Instant::now();
+    while start.elapsed() < budget {
+        let mut s = black_box(&fresh).clone();
+        actions += playout(&mut s, &mut rng, bound) as u64;
+        games += 1;
+        black_box(&s);
+    }
+    let secs = start.elapsed().as_secs_f64();
+
+    // States (with the action played there) sampled from random games.
+    let mut pairs: Vec<(G, G::Action)> = Vec::new();
+    let mut list = G::ActionList::default();
+    let mut chances = G::ChanceList::default();
+    for seed in 0..SAMPLE_GAMES {
+        let mut rng = GameRng::new(seed);
+        let mut s = fresh.clone();
+        for _ in 0..bound {
+            let a = match s.turn() {
+                Turn::Terminal => break,
+                Turn::Chance => sample_chance(&s, &mut rng, &mut chances),
+                Turn::Player(_) => {
+                    s.legal_actions(&mut list);
+                    list.get(rng.index(list.len().max(1))).copied()
+                }
+            };
+            let Some(a) = a else { break };
+            pairs.push((s.clone(), a));
+            s.apply_unchecked(a);
+        }
+    }
+    let stride = pairs.len().div_ceil(MAX_POSITIONS).max(1);
+    let pairs: Vec<(G, G::Action)> = pairs.into_iter().step_by(stride).collect();
+    let decisions: Vec<G> =
+        pairs.iter().filter(|(s, _)| matches!(s.turn(), Turn::Player(_))).map(|(s, _)| s.clone()).collect();
+
+    let legal_ns = per_call(budget, decisions.len(), |i| {
+        black_box(&decisions[i]).legal_actions(&mut list);
+        black_box(&list);
+    });
+    let clone_ns = per_call(budget, pairs.len(), |i| {
+        black_box(black_box(&pairs[i].0).clone());
+    });
+    let clone_apply_ns = per_call(budget, pairs.len(), |i| {
+        let (s, a) = black_box(&pairs[i]);
+        let mut s = s.clone();
+        s.apply_unchecked(*a);
+        black_box(&s);
+    });
+    Ok(Row {
+        actions_per_sec: if secs > 0.0 { actions as f64 / secs } else { 0.0 },
+        games_per_sec: if secs > 0.0 { games as f64 / secs } else { 0.0 },
+        legal_ns,
+        apply_ns: (clone_apply_ns - clone_ns).max(0.0),
+        clone_ns,
+    })
+}

@@ -1,0 +1,166 @@
+//! The engines the command knows, behind one small adapter trait.
+//!
+//! Everything about a game's rules lives in its library; an adapter only
+//! says how the command line names the game, builds a configuration from
+//! `--players`/`--config`, and which library functions render a state or a
+//! player's view.
+
+use boardgame_kit::testgame::HiddenNim;
+use boardgame_kit::{Agent, Game, Turn};
+use clap::ValueEnum;
+use serde_json::Value;
+
+use crate::CliError;
+
+/// What the command needs of an engine beyond [`Game`].
+pub trait CliGame: Game {
+    /// The engine's name on the command line.
+    const CLI_NAME: &'static str;
+    /// What [`CliGame::progress`] counts (`"turns"`, `"rounds"`).
+    const PROGRESS_UNIT: &'static str;
+    /// The player counts `boardgame bench` measures when none is given.
+    const BENCH_PLAYERS: &'static [usize];
+
+    /// `config` with `players` seats.
+    ///
+    /// # Errors
+    /// When the engine does not allow that many players.
+    fn with_players(config: Self::Config, players: usize) -> Result<Self::Config, String>;
+
+    /// The whole state, rendered for a reader who may see everything
+    /// (replays).
+    fn render(&self) -> String;
+
+    /// What `seat` may see, rendered (the human player's screen).
+    fn render_view(&self, seat: usize) -> String;
+
+    /// Turns or rounds played so far.
+    fn progress(&self) -> u64;
+
+    /// How a finished game ended, when the engine distinguishes kinds of end.
+    fn end_kind(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether `viewer` may be shown `action`, about to be played in `self`
+    /// by someone else (or by chance).
+    fn action_is_public(&self, action: Self::Action, viewer: usize) -> bool;
+
+    /// The engine's heuristic agent, if it has one.
+    fn heuristic() -> Option<Box<dyn Agent<Self>>> {
+        None
+    }
+}
+
+/// The games on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GameName {
+    /// Hidden test game of the kit (`HiddenNim`), for fast tests.
+    #[value(hide = true)]
+    Nim,
+}
+
+/// Calls `$body` with the type alias `$G` bound to the engine of `$name`.
+macro_rules! with_game {
+    ($name:expr, $G:ident => $body:expr) => {
+        match $name {
+            $crate::games::GameName::Nim => {
+                type $G = boardgame_kit::testgame::HiddenNim;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_game;
+
+impl GameName {
+    /// Every real game, in the order `all` runs them.
+    pub const ALL: &'static [GameName] = &[];
+
+    /// The game whose engine writes `engine` ([`Game::NAME`]) into records.
+    pub fn from_engine(engine: &str) -> Option<GameName> {
+        GameName::value_variants().iter().copied().find(|&g| with_game!(g, G => <G as Game>::NAME) == engine)
+    }
+}
+
+/// The configuration of `G` from `--players` and `--config`: the rules'
+/// default, then the JSON object of `--config` laid over it field by field,
+/// then the player count. The engine validates the result.
+///
+/// # Errors
+/// A usage error when the JSON is not an object of the config's fields or
+/// the engine refuses the configuration.
+pub fn build_config<G: CliGame>(players: Option<usize>, overlay: Option<&str>) -> Result<G::Config, CliError> {
+    let mut config = G::Config::default();
+    if let Some(text) = overlay {
+        let patch: Value =
+            serde_json::from_str(text).map_err(|e| CliError::Usage(format!("--config is not valid JSON: {e}")))?;
+        let Value::Object(patch) = patch else {
+            return Err(CliError::Usage("--config must be a JSON object, e.g. '{\"field\": 1}'".into()));
+        };
+        let mut base = serde_json::to_value(&config).map_err(|e| CliError::Runtime(e.to_string()))?;
+        let Value::Object(fields) = &mut base else {
+            return Err(CliError::Usage(format!("{} has no configurable fields", G::CLI_NAME)));
+        };
+        for (key, value) in patch {
+            if !fields.contains_key(&key) {
+                let known: Vec<&str> = fields.keys().map(String::as_str).collect();
+                return Err(CliError::Usage(format!(
+                    "--config: {} has no field `{key}` (fields: {})",
+                    G::CLI_NAME,
+                    known.join(", ")
+                )));
+            }
+            fields.insert(key, value);
+        }
+        config = serde_json::from_value(base).map_err(|e| CliError::Usage(format!("--config: {e}")))?;
+    }
+    if let Some(n) = players {
+        config = G::with_players(config, n).map_err(CliError::Usage)?;
+    }
+    G::new_game(&config).map_err(|e| CliError::Usage(format!("invalid {} configuration: {e}", G::CLI_NAME)))?;
+    Ok(config)
+}
+
+/// The number of seats of `config`.
+pub fn seats_of<G: Game>(config: &G::Config) -> usize {
+    G::new_game(config).map(|g| g.num_players()).unwrap_or(0)
+}
+
+impl CliGame for HiddenNim {
+    const CLI_NAME: &'static str = "nim";
+    const PROGRESS_UNIT: &'static str = "turns";
+    const BENCH_PLAYERS: &'static [usize] = &[2];
+
+    fn with_players(config: Self::Config, players: usize) -> Result<Self::Config, String> {
+        if players == 2 { Ok(config) } else { Err(format!("nim is played by 2 players, got {players}")) }
+    }
+
+    fn render(&self) -> String {
+        let (a, b) = (self.observation(0), self.observation(1));
+        match (a, b) {
+            (Ok(a), Ok(b)) => format!("stones: {}, cards: {} and {}", a.stones, a.own_card, b.own_card),
+            _ => String::new(),
+        }
+    }
+
+    fn render_view(&self, seat: usize) -> String {
+        match self.observation(seat) {
+            Ok(o) => {
+                let other = if o.other_card == 0 { "?".to_string() } else { o.other_card.to_string() };
+                format!("stones: {}, your card: {}, other card: {other}", o.stones, o.own_card)
+            }
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn progress(&self) -> u64 {
+        let taken = self.config().stones.saturating_sub(self.observation(0).map(|o| o.stones).unwrap_or(0));
+        u64::from(taken)
+    }
+
+    fn action_is_public(&self, _action: Self::Action, _viewer: usize) -> bool {
+        // Deals are secret; takes are public.
+        !matches!(self.turn(), Turn::Chance)
+    }
+}

@@ -1,0 +1,111 @@
+//! `boardgame`: play, simulate, merge, replay, perft and bench over the
+//! Korovan and Caravan engines. A thin layer: every rule lives in the
+//! engine crates, every generic tool in `boardgame-kit`.
+//!
+//! Exit codes: 0 success, 2 usage error, 1 runtime error (one line on
+//! stderr).
+#![forbid(unsafe_code)]
+
+mod agents;
+mod bench;
+mod games;
+mod perft;
+mod play;
+mod replay;
+mod simulate;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// An error of the command: a usage error (exit 2) or a runtime error (exit 1).
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad arguments found after parsing (unknown agent, bad player count…).
+    Usage(String),
+    /// Anything that went wrong while running (I/O, a corrupted record…).
+    Runtime(String),
+    /// The reader of our output went away (`boardgame … | head`): stop quietly.
+    BrokenPipe,
+}
+
+impl CliError {
+    fn message(&self) -> &str {
+        match self {
+            CliError::Usage(m) | CliError::Runtime(m) => m,
+            CliError::BrokenPipe => "broken pipe",
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return CliError::BrokenPipe;
+        }
+        CliError::Runtime(e.to_string())
+    }
+}
+
+/// Play, simulate, replay and measure the Korovan and Caravan engines.
+#[derive(Parser, Debug)]
+#[command(name = "boardgame", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Play a game in the terminal against bots.
+    Play(play::PlayArgs),
+    /// Play many seeded games between agents and print their results.
+    Simulate(simulate::SimulateArgs),
+    /// Merge JSON results of `simulate --json` (e.g. shards) into one.
+    Merge(simulate::MergeArgs),
+    /// Validate a game record and print the game action by action.
+    Replay(replay::ReplayArgs),
+    /// Count action sequences to a depth (move-generation check).
+    Perft(perft::PerftArgs),
+    /// A quick throughput table (release builds give meaningful figures).
+    Bench(bench::BenchArgs),
+}
+
+/// The game options shared by the commands.
+#[derive(Args, Debug, Clone)]
+pub struct GameOpts {
+    /// Number of players (the rules' default when omitted).
+    #[arg(long, short = 'p')]
+    players: Option<usize>,
+    /// Configuration fields as a JSON object laid over the rules' defaults,
+    /// e.g. '{"max_turns": 200}'.
+    #[arg(long, value_name = "JSON")]
+    config: Option<String>,
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Play(a) => play::run(a),
+        Command::Simulate(a) => simulate::run(a),
+        Command::Merge(a) => simulate::merge(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Perft(a) => perft::run(a),
+        Command::Bench(a) => bench::run(a),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) => {
+            let line = e.message().replace('\n', " ");
+            eprintln!("error: {line}");
+            match e {
+                CliError::Usage(_) => ExitCode::from(2),
+                CliError::Runtime(_) | CliError::BrokenPipe => ExitCode::from(1),
+            }
+        }
+    }
+}

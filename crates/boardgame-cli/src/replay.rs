@@ -1,0 +1,148 @@
+//! `boardgame replay FILE [--step]`: validates a record and prints the game.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+use boardgame_kit::{GameRecord, RecordError, RecordHeader, Turn};
+use clap::Args;
+
+use crate::CliError;
+use crate::games::{CliGame, GameName, with_game};
+
+/// Arguments of `boardgame replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// A game record (JSON), as written by `play --record`.
+    file: PathBuf,
+    /// Render the whole state after every action (and, on a terminal, wait
+    /// for Enter between actions; `q` stops).
+    #[arg(long)]
+    step: bool,
+}
+
+/// Runs `boardgame replay`.
+///
+/// # Errors
+/// A runtime error naming the step and the reason when the record is
+/// corrupted.
+pub fn run(args: ReplayArgs) -> Result<(), CliError> {
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", args.file.display())))?;
+    let name = args.file.display().to_string();
+    let header = RecordHeader::from_json(&text).map_err(|e| CliError::Runtime(explain(&name, &text, &e)))?;
+    let game = GameName::from_engine(&header.engine)
+        .ok_or_else(|| CliError::Runtime(format!("{name}: unknown engine `{}` in the record", header.engine)))?;
+    let interactive = args.step && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    with_game!(game, G => replay::<G>(&name, &text, args.step, interactive))
+}
+
+/// The error message for a record that does not replay: the file, the step
+/// where known, and the reason. A file cut short in its action list names
+/// the first step it lost.
+fn explain(name: &str, text: &str, e: &RecordError) -> String {
+    if let RecordError::Json(reason) = e
+        && let Some(step) = cut_step(text)
+    {
+        return format!("{name}: step {step}: the record is cut off before this action ({reason})");
+    }
+    format!("{name}: {e}")
+}
+
+/// If `text` ends inside the `"actions"` list, the number of complete
+/// action ids before the cut (the first lost step).
+fn cut_step(text: &str) -> Option<usize> {
+    let start = text.find("\"actions\"")?;
+    let rest = &text[start + "\"actions\"".len()..];
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('[')?;
+    if rest.contains(']') {
+        return None; // the list is closed: not a cut inside it
+    }
+    // Every id followed by a comma is complete; a last id without one may
+    // have been cut.
+    Some(rest.matches(',').count())
+}
+
+fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool) -> Result<(), CliError> {
+    let record =
+        GameRecord::<G::Config>::from_json::<G>(text).map_err(|e| CliError::Runtime(explain(name, text, &e)))?;
+    // Validate everything before printing anything.
+    let end = record.replay::<G>().map_err(|e| CliError::Runtime(explain(name, text, &e)))?;
+    let mut out = std::io::stdout().lock();
+    let seats = end.num_players();
+    let config = serde_json::to_string(&record.config).unwrap_or_default();
+    writeln!(out, "{}: {} with {seats} players, config {config}", name, G::CLI_NAME)?;
+    if let Some(seed) = record.seed {
+        writeln!(out, "seed {seed}")?;
+    }
+    for (s, a) in record.agents.iter().enumerate() {
+        writeln!(out, "  seat {s}: {a}")?;
+    }
+    let start = G::new_game(&record.config).map_err(|e| CliError::Runtime(e.to_string()))?;
+    if step {
+        writeln!(out, "\n{}", start.render())?;
+    }
+    let mut turn = start.turn();
+    let mut stdin = std::io::stdin().lock();
+    let mut stop = false;
+    let mut io_error: Option<std::io::Error> = None;
+    let width = record.actions.len().saturating_sub(1).to_string().len();
+    record
+        .replay_with::<G>(|i, action, state| {
+            if stop || io_error.is_some() {
+                return;
+            }
+            let who = match turn {
+                Turn::Player(p) => {
+                    let agent = record.agents.get(p).map(|a| format!(" ({a})")).unwrap_or_default();
+                    format!("seat {p}{agent}")
+                }
+                Turn::Chance => "chance".to_string(),
+                Turn::Terminal => "?".to_string(),
+            };
+            turn = state.turn();
+            let mut write = || -> std::io::Result<()> {
+                writeln!(out, "step {i:>width$}  {who}: {action}")?;
+                if step {
+                    writeln!(out, "{}", state.render())?;
+                    if interactive {
+                        write!(out, "[Enter: next, q: stop] ")?;
+                        out.flush()?;
+                        let mut line = String::new();
+                        if stdin.read_line(&mut line)? == 0 || line.trim() == "q" {
+                            stop = true;
+                        }
+                    }
+                }
+                Ok(())
+            };
+            if let Err(e) = write() {
+                io_error = Some(e);
+            }
+        })
+        .map_err(|e| CliError::Runtime(explain(name, text, &e)))?;
+    if let Some(e) = io_error {
+        return Err(e.into());
+    }
+    if stop {
+        return Ok(());
+    }
+    if !step {
+        writeln!(out, "\n{}", end.render())?;
+    }
+    match end.outcome() {
+        Some(outcome) => {
+            let scores: Vec<String> = (0..seats).map(|s| format!("seat {s}: {}", end.score(s))).collect();
+            let winners: Vec<String> = outcome.winners().iter().map(|s| s.to_string()).collect();
+            let kind = end.end_kind().map(|k| format!(" ({k} end)")).unwrap_or_default();
+            writeln!(
+                out,
+                "The game is over after {} actions{kind}. Scores: {}",
+                record.actions.len(),
+                scores.join(", ")
+            )?;
+            writeln!(out, "Winner(s): seat {}", winners.join(", "))?;
+        }
+        None => writeln!(out, "The record stops after {} actions, before the end of the game.", record.actions.len())?,
+    }
+    Ok(())
+}

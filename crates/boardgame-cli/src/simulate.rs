@@ -1,0 +1,440 @@
+//! `boardgame simulate` and `boardgame merge`.
+//!
+//! Games are played by [`boardgame_kit::Arena`]: game `seed` is played from
+//! that seed alone, with seat rotation, so the results are the same whatever
+//! the number of threads, and a run over a seed range splits into shards
+//! (disjoint seed ranges) whose JSON results add up exactly (every statistic
+//! is an integer sum).
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use boardgame_kit::{Arena, ArenaGame, EntrantStats, Outcome};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::games::{CliGame, GameName, build_config, seats_of, with_game};
+use crate::{CliError, GameOpts, agents};
+
+/// The format tag of the JSON results.
+pub const RESULTS_FORMAT: &str = "boardgame-simulate/1";
+
+/// What `simulate` plays: one game or every game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    /// Every game, each with its default number of players.
+    All,
+    /// Hidden test game.
+    #[value(hide = true)]
+    Nim,
+}
+
+impl Target {
+    fn games(self) -> Vec<GameName> {
+        match self {
+            Target::All => GameName::ALL.to_vec(),
+            Target::Nim => vec![GameName::Nim],
+        }
+    }
+}
+
+/// `I/K`: the I-th (from 0) of K shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    index: u64,
+    count: u64,
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let err = || format!("expected I/K with 0 <= I < K (e.g. 0/4), got `{s}`");
+    let (i, k) = s.split_once('/').ok_or_else(err)?;
+    let index: u64 = i.trim().parse().map_err(|_| err())?;
+    let count: u64 = k.trim().parse().map_err(|_| err())?;
+    if count == 0 || index >= count {
+        return Err(err());
+    }
+    Ok(Shard { index, count })
+}
+
+/// Arguments of `boardgame simulate`.
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// The game, or `all` for every game with its default player count.
+    game: Target,
+    #[command(flatten)]
+    opts: GameOpts,
+    /// Number of games (before sharding).
+    #[arg(long, short = 'n', default_value_t = 1000)]
+    games: u64,
+    /// The agents: one name for every seat, or one per seat, comma-separated
+    /// (random, heuristic, ismcts:N, flatmc:N). They rotate through the
+    /// seats from game to game unless --fixed-seats.
+    #[arg(long, short = 'a', default_value = "random")]
+    agents: String,
+    /// The first game's seed; game i is played from seed + i.
+    #[arg(long, short = 's', default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (default: every core). Results do not depend on it.
+    #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// Play only the I-th of K disjoint seed ranges (I from 0), to merge later.
+    #[arg(long, value_name = "I/K", value_parser = parse_shard)]
+    shard: Option<Shard>,
+    /// Print mergeable JSON results instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Agent i always plays seat i (default: agents rotate through the seats).
+    #[arg(long)]
+    fixed_seats: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// Arguments of `boardgame merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// JSON results of `simulate --json` of the same game, config and agents.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print the merged JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The mergeable results of a simulation: integer sums only, plus what
+/// identifies the experiment (engine, rules, config, agents, seeds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimResults {
+    /// Always [`RESULTS_FORMAT`].
+    pub format: String,
+    /// The engine.
+    pub engine: String,
+    /// The engine's rules version.
+    pub rules_version: u32,
+    /// The full configuration.
+    pub config: Value,
+    /// The agents, in entrant order.
+    pub agents: Vec<String>,
+    /// Whether agents rotate through the seats.
+    pub rotate_seats: bool,
+    /// The seeds played, as sorted, disjoint, non-adjacent half-open ranges.
+    pub seeds: Vec<[u64; 2]>,
+    /// Games played.
+    pub games: u64,
+    /// Per agent (entrant), in `agents` order.
+    pub by_agent: Vec<EntrantStats>,
+    /// Per seat.
+    pub by_seat: Vec<EntrantStats>,
+    /// Sum of game lengths in actions (chance included).
+    pub length_sum: u64,
+    /// What `progress_sum` counts (turns, rounds).
+    pub progress_unit: String,
+    /// Sum of game lengths in `progress_unit`.
+    pub progress_sum: u64,
+    /// Games per kind of end, for engines that distinguish them.
+    pub ends: BTreeMap<String, u64>,
+}
+
+#[derive(Default)]
+struct Extra {
+    by_seat: Vec<EntrantStats>,
+    progress_sum: u64,
+    ends: BTreeMap<String, u64>,
+}
+
+/// Runs `boardgame simulate`.
+///
+/// # Errors
+/// Usage errors for bad arguments, runtime errors when a game fails.
+pub fn run(args: SimulateArgs) -> Result<(), CliError> {
+    let targets = args.game.targets_checked(&args)?;
+    let mut stdout = std::io::stdout().lock();
+    for (i, game) in targets.iter().enumerate() {
+        let started = Instant::now();
+        let results = with_game!(*game, G => simulate::<G>(&args))?;
+        let secs = started.elapsed().as_secs_f64();
+        if args.json {
+            writeln!(stdout, "{}", to_json(&results))?;
+        } else {
+            if i > 0 {
+                writeln!(stdout)?;
+            }
+            write!(stdout, "{}", table(&results))?;
+            let threads = threads(&args);
+            let rate = if secs > 0.0 { results.games as f64 / secs } else { 0.0 };
+            writeln!(
+                stdout,
+                "{} games in {secs:.2} s on {threads} thread{} ({rate:.0} games/s)",
+                results.games,
+                if threads == 1 { "" } else { "s" }
+            )?;
+        }
+    }
+    Ok(())
+}
+
+impl Target {
+    fn targets_checked(self, args: &SimulateArgs) -> Result<Vec<GameName>, CliError> {
+        let games = self.games();
+        if games.len() > 1 {
+            if args.opts.players.is_some() || args.opts.config.is_some() {
+                return Err(CliError::Usage("--players and --config need a single game, not `all`".into()));
+            }
+            if args.json {
+                return Err(CliError::Usage("--json needs a single game, not `all`".into()));
+            }
+        }
+        if games.is_empty() {
+            return Err(CliError::Runtime("no game is available in this build".into()));
+        }
+        Ok(games)
+    }
+}
+
+fn threads(args: &SimulateArgs) -> usize {
+    match args.threads {
+        Some(t) => t as usize,
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    }
+}
+
+/// The seed range of `shard` within `seed..seed + games`.
+fn shard_range(seed: u64, games: u64, shard: Option<Shard>) -> Result<std::ops::Range<u64>, CliError> {
+    let end = seed
+        .checked_add(games)
+        .ok_or_else(|| CliError::Usage(format!("--seed {seed} plus --games {games} overflows 64 bits")))?;
+    let Some(Shard { index, count }) = shard else {
+        return Ok(seed..end);
+    };
+    let cut = |i: u64| seed + (u128::from(games) * u128::from(i) / u128::from(count)) as u64;
+    Ok(cut(index)..cut(index + 1).min(end))
+}
+
+fn simulate<G: CliGame>(args: &SimulateArgs) -> Result<SimResults, CliError> {
+    let config = build_config::<G>(args.opts.players, args.opts.config.as_deref())?;
+    let seats = seats_of::<G>(&config);
+    let specs = agents::fit(&agents::parse_list(&args.agents)?, seats, "the game has")?;
+    let entrants = specs.iter().map(|&s| agents::entrant::<G>(s)).collect::<Result<Vec<_>, _>>()?;
+    let seeds = shard_range(args.seed, args.games, args.shard)?;
+    let arena = Arena::<G>::new(config.clone()).rotate_seats(!args.fixed_seats);
+
+    let bar = if !args.quiet && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(seeds.end - seeds.start);
+        let style = ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}")
+            .map(|s| s.progress_chars("=> "))
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.set_prefix(G::CLI_NAME);
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let extra = Mutex::new(Extra {
+        by_seat: (0..seats).map(|s| EntrantStats { name: format!("seat {s}"), ..Default::default() }).collect(),
+        ..Default::default()
+    });
+    let on_game = |game: &ArenaGame<G>| {
+        tally(&extra, &game.state, seats);
+        bar.inc(1);
+    };
+    let report = arena
+        .run_with(&entrants, seeds.clone(), threads(args), &on_game)
+        .map_err(|e| CliError::Runtime(format!("{}: {e}", G::CLI_NAME)))?;
+    bar.finish_and_clear();
+    let extra = extra.into_inner().unwrap_or_else(|p| p.into_inner());
+
+    Ok(SimResults {
+        format: RESULTS_FORMAT.to_string(),
+        engine: G::CLI_NAME.to_string(),
+        rules_version: G::RULES_VERSION,
+        config: serde_json::to_value(&config).map_err(|e| CliError::Runtime(e.to_string()))?,
+        agents: specs.iter().map(ToString::to_string).collect(),
+        rotate_seats: !args.fixed_seats,
+        seeds: if seeds.is_empty() { vec![] } else { vec![[seeds.start, seeds.end]] },
+        games: report.games,
+        by_agent: report.entrants,
+        by_seat: extra.by_seat,
+        length_sum: report.length_sum,
+        progress_unit: G::PROGRESS_UNIT.to_string(),
+        progress_sum: extra.progress_sum,
+        ends: extra.ends,
+    })
+}
+
+fn tally<G: CliGame>(extra: &Mutex<Extra>, state: &G, seats: usize) {
+    let outcome = state.outcome();
+    let progress = state.progress();
+    let end = state.end_kind();
+    let mut x = extra.lock().unwrap_or_else(|p| p.into_inner());
+    for (seat, stats) in x.by_seat.iter_mut().enumerate().take(seats) {
+        stats.games += 1;
+        stats.score_sum += i64::from(state.score(seat));
+        match outcome {
+            Some(Outcome::Winner(w)) if w == seat => stats.wins += 1,
+            Some(Outcome::Draw(s)) if s.contains(seat) => stats.draws += 1,
+            _ => {}
+        }
+    }
+    x.progress_sum += progress;
+    if let Some(kind) = end {
+        *x.ends.entry(kind.to_string()).or_default() += 1;
+    }
+}
+
+fn to_json(r: &SimResults) -> String {
+    serde_json::to_string_pretty(r).unwrap_or_default()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn mean(sum: u64, n: u64) -> f64 {
+    if n == 0 { 0.0 } else { sum as f64 / n as f64 }
+}
+
+/// The human-readable table of `r`.
+pub fn table(r: &SimResults) -> String {
+    let players = r.by_seat.len();
+    let ranges: Vec<String> = r.seeds.iter().map(|[a, b]| format!("{a}..{b}")).collect();
+    let mut s = format!(
+        "{} · {players} players · {} games · seeds {} · {}\n",
+        r.engine,
+        r.games,
+        if ranges.is_empty() { "none".to_string() } else { ranges.join(", ") },
+        if r.rotate_seats { "agents rotate seats" } else { "fixed seats" }
+    );
+    let header = format!(
+        "{:<18} {:>7} {:>7} {:>6} {:>8}  {:<17} {:>10}\n",
+        "", "games", "wins", "draws", "win rate", "95% interval", "mean score"
+    );
+    let row = |label: &str, e: &EntrantStats| {
+        let (lo, hi) = e.win_interval();
+        format!(
+            "{label:<18} {:>7} {:>7} {:>6} {:>8}  {:<17} {:>10.2}\n",
+            e.games,
+            e.wins,
+            e.draws,
+            pct(e.win_rate()),
+            format!("[{}, {}]", pct(lo), pct(hi)),
+            e.mean_score()
+        )
+    };
+    s.push_str(&header.replacen("                  ", &format!("{:<18}", "by agent"), 1));
+    for (i, e) in r.by_agent.iter().enumerate() {
+        s.push_str(&row(&format!("  {i}: {}", e.name), e));
+    }
+    s.push_str(&format!("{:<18}\n", "by seat"));
+    for e in &r.by_seat {
+        s.push_str(&row(&format!("  {}", e.name), e));
+    }
+    s.push_str(&format!(
+        "mean length: {:.1} actions (chance included), {:.1} {}\n",
+        mean(r.length_sum, r.games),
+        mean(r.progress_sum, r.games),
+        r.progress_unit
+    ));
+    if !r.ends.is_empty() {
+        let ends: Vec<String> = r.ends.iter().map(|(k, n)| format!("{k} {n} ({})", pct(mean(*n, r.games)))).collect();
+        s.push_str(&format!("ends: {}\n", ends.join(", ")));
+    }
+    s
+}
+
+/// Adds `other` into `acc`.
+///
+/// # Errors
+/// When the two results are not of the same experiment, or their seed
+/// ranges overlap.
+pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String> {
+    let same = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| -> Result<(), String> {
+        let (a, b) = (format!("{a:?}"), format!("{b:?}"));
+        if a == b { Ok(()) } else { Err(format!("cannot merge results with different {what}: {a} vs {b}")) }
+    };
+    same("formats", &acc.format, &other.format)?;
+    same("engines", &acc.engine, &other.engine)?;
+    same("rules versions", &acc.rules_version, &other.rules_version)?;
+    same("configs", &acc.config.to_string(), &other.config.to_string())?;
+    same("agents", &acc.agents, &other.agents)?;
+    same("seat rotation", &acc.rotate_seats, &other.rotate_seats)?;
+    same("progress units", &acc.progress_unit, &other.progress_unit)?;
+    same("player counts", &acc.by_seat.len(), &other.by_seat.len())?;
+    same("agent counts", &acc.by_agent.len(), &other.by_agent.len())?;
+    for a in &acc.seeds {
+        for b in &other.seeds {
+            if a[0] < b[1] && b[0] < a[1] {
+                return Err(format!(
+                    "the seed ranges {}..{} and {}..{} overlap: the same games would count twice",
+                    a[0], a[1], b[0], b[1]
+                ));
+            }
+        }
+    }
+    let add = |x: &mut EntrantStats, y: &EntrantStats| {
+        x.games += y.games;
+        x.wins += y.wins;
+        x.draws += y.draws;
+        x.score_sum += y.score_sum;
+    };
+    acc.by_agent.iter_mut().zip(&other.by_agent).for_each(|(x, y)| add(x, y));
+    acc.by_seat.iter_mut().zip(&other.by_seat).for_each(|(x, y)| add(x, y));
+    acc.games += other.games;
+    acc.length_sum += other.length_sum;
+    acc.progress_sum += other.progress_sum;
+    for (k, n) in &other.ends {
+        *acc.ends.entry(k.clone()).or_default() += n;
+    }
+    let mut seeds: Vec<[u64; 2]> = acc.seeds.iter().chain(&other.seeds).copied().collect();
+    seeds.sort_unstable();
+    let mut merged: Vec<[u64; 2]> = Vec::with_capacity(seeds.len());
+    for r in seeds {
+        match merged.last_mut() {
+            Some(last) if last[1] == r[0] => last[1] = r[1],
+            _ if r[0] < r[1] => merged.push(r),
+            _ => {}
+        }
+    }
+    acc.seeds = merged;
+    Ok(())
+}
+
+/// Runs `boardgame merge`.
+///
+/// # Errors
+/// Runtime errors for unreadable files or results that do not merge.
+pub fn merge(args: MergeArgs) -> Result<(), CliError> {
+    let mut acc: Option<SimResults> = None;
+    for path in &args.files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", path.display())))?;
+        let r: SimResults = serde_json::from_str(&text)
+            .map_err(|e| CliError::Runtime(format!("{}: not simulate --json results: {e}", path.display())))?;
+        if r.format != RESULTS_FORMAT {
+            return Err(CliError::Runtime(format!(
+                "{}: results format `{}`, expected `{RESULTS_FORMAT}`",
+                path.display(),
+                r.format
+            )));
+        }
+        match &mut acc {
+            None => acc = Some(r),
+            Some(a) => merge_into(a, &r).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?,
+        }
+    }
+    let Some(r) = acc else {
+        return Err(CliError::Usage("no files to merge".into()));
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", to_json(&r))?;
+    } else {
+        write!(out, "{}", table(&r))?;
+    }
+    Ok(())
+}
