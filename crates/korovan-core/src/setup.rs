@@ -67,6 +67,10 @@ pub struct KorovanSetup {
     pub token: Option<u8>,
     /// Switches left in the step (1 outside `Decide`/`Defend`).
     pub switches_left: u8,
+    /// In `Lay` after row 1: the card the competitor about to lay peeked at,
+    /// `(row, pos)` with a 1-based row (K-4.2); `None` otherwise.
+    #[serde(default)]
+    pub pending_peek: Option<(u8, u8)>,
 }
 
 /// A setup that no game under the rules can reach.
@@ -162,6 +166,7 @@ impl KorovanSetup {
             current_row: 1,
             token: None,
             switches_left: 1,
+            pending_peek: None,
         }
     }
 
@@ -211,6 +216,10 @@ impl Korovan {
             current_row: if journey { self.row + 1 } else { 0 },
             token: self.token(),
             switches_left: self.switches,
+            pending_peek: match self.peeks.get(usize::from(self.laid)) {
+                Some(&p) if p != NONE && self.phase == Phase::Lay => Some((p / 3 + 1, p % 3)),
+                _ => None,
+            },
         }
     }
 
@@ -344,6 +353,22 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
                     }
                 }
             }
+        }
+    }
+    // K-4.2: the competitor about to lay (after the first) has peeked
+    match (s.phase == Phase::Lay && laid >= 1, s.pending_peek) {
+        (false, None) => {}
+        (false, Some(_)) => {
+            return Err(E::Journey("a pending peek exists only in the lay phase after row 1"));
+        }
+        (true, None) => {
+            return Err(E::Journey("the competitor about to lay must have peeked (K-4.2)"));
+        }
+        (true, Some((pr, pp))) => {
+            if pr < 1 || usize::from(pr) > laid || pp > 2 {
+                return Err(E::Journey("the pending peek must target a laid card (K-4.2)"));
+            }
+            g.peeks[laid] = (pr - 1) * 3 + pp;
         }
     }
     // token, switches, fine
