@@ -3,13 +3,15 @@
 use std::fmt;
 use std::str::FromStr;
 
-use boardgame_kit::{Agent, Entrant, RandomAgent};
+use std::time::Duration;
+
+use boardgame_kit::{Agent, Budget, Entrant, FlatMcAgent, IsMctsAgent, RandomAgent};
 
 use crate::CliError;
 use crate::games::CliGame;
 
 /// Iterations of a search agent named without a budget (`ismcts`).
-pub const DEFAULT_ITERATIONS: u32 = 1000;
+pub const DEFAULT_ITERATIONS: u64 = 1000;
 
 /// An agent named on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,10 +20,10 @@ pub enum AgentSpec {
     Random,
     /// The engine's heuristic agent.
     Heuristic,
-    /// Information-set MCTS with this many iterations per decision.
-    IsMcts(u32),
-    /// Flat Monte-Carlo with this many playouts per decision.
-    FlatMc(u32),
+    /// Information-set MCTS with this budget per decision.
+    IsMcts(Budget),
+    /// Flat Monte-Carlo with this budget per decision.
+    FlatMc(Budget),
 }
 
 impl fmt::Display for AgentSpec {
@@ -35,7 +37,28 @@ impl fmt::Display for AgentSpec {
     }
 }
 
-const KNOWN: &str = "random, heuristic, ismcts:N, flatmc:N";
+const KNOWN: &str = "random, heuristic, ismcts:N, flatmc:N (N iterations, or a time like 200ms or 2s)";
+
+/// A budget: `N` iterations, or a time per move `Nms`, `Ns`, `Nus`.
+fn parse_budget(agent: &str, budget: Option<&str>) -> Result<Budget, String> {
+    let Some(b) = budget.map(str::trim) else {
+        return Ok(Budget::Iterations(DEFAULT_ITERATIONS));
+    };
+    let bad =
+        || format!("agent `{agent}`: the budget must be a positive number of iterations or a time such as 200ms or 2s");
+    let (digits, unit) = b.split_at(b.find(|c: char| !c.is_ascii_digit()).unwrap_or(b.len()));
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    if n == 0 {
+        return Err(bad());
+    }
+    match unit {
+        "" => Ok(Budget::Iterations(n)),
+        "ms" => Ok(Budget::Time(Duration::from_millis(n))),
+        "s" => Ok(Budget::Time(Duration::from_secs(n))),
+        "us" => Ok(Budget::Time(Duration::from_micros(n))),
+        _ => Err(bad()),
+    }
+}
 
 impl FromStr for AgentSpec {
     type Err = String;
@@ -46,20 +69,11 @@ impl FromStr for AgentSpec {
             Some((k, b)) => (k, Some(b)),
             None => (s, None),
         };
-        let iterations = |b: Option<&str>| -> Result<u32, String> {
-            match b {
-                None => Ok(DEFAULT_ITERATIONS),
-                Some(b) => match b.trim().parse::<u32>() {
-                    Ok(n) if n > 0 => Ok(n),
-                    _ => Err(format!("agent `{s}`: the budget must be a positive number of iterations")),
-                },
-            }
-        };
         match kind {
             "random" if budget.is_none() => Ok(AgentSpec::Random),
             "heuristic" if budget.is_none() => Ok(AgentSpec::Heuristic),
-            "ismcts" => Ok(AgentSpec::IsMcts(iterations(budget)?)),
-            "flatmc" => Ok(AgentSpec::FlatMc(iterations(budget)?)),
+            "ismcts" => Ok(AgentSpec::IsMcts(parse_budget(s, budget)?)),
+            "flatmc" => Ok(AgentSpec::FlatMc(parse_budget(s, budget)?)),
             _ => Err(format!("unknown agent `{s}` (known: {KNOWN})")),
         }
     }
@@ -107,9 +121,8 @@ pub fn build<G: CliGame>(spec: AgentSpec) -> Result<Box<dyn Agent<G>>, CliError>
         AgentSpec::Heuristic => G::heuristic().ok_or_else(|| {
             CliError::Usage(format!("unknown agent `heuristic`: {} has no heuristic agent yet", G::CLI_NAME))
         }),
-        AgentSpec::IsMcts(_) | AgentSpec::FlatMc(_) => {
-            Err(CliError::Usage(format!("unknown agent `{spec}`: search agents are not available in this build yet")))
-        }
+        AgentSpec::IsMcts(budget) => Ok(Box::new(IsMctsAgent::<G>::new(budget))),
+        AgentSpec::FlatMc(budget) => Ok(Box::new(FlatMcAgent::<G>::new(budget))),
     }
 }
 

@@ -6,8 +6,10 @@
 //! player's view.
 
 use boardgame_kit::testgame::HiddenNim;
-use boardgame_kit::{Agent, Game, Turn};
+use boardgame_kit::{Agent, Game};
+use caravan_core::{Caravan, EndKind};
 use clap::ValueEnum;
+use korovan_core::Korovan;
 use serde_json::Value;
 
 use crate::CliError;
@@ -42,10 +44,6 @@ pub trait CliGame: Game {
         None
     }
 
-    /// Whether `viewer` may be shown `action`, about to be played in `self`
-    /// by someone else (or by chance).
-    fn action_is_public(&self, action: Self::Action, viewer: usize) -> bool;
-
     /// The engine's heuristic agent, if it has one.
     fn heuristic() -> Option<Box<dyn Agent<Self>>> {
         None
@@ -55,6 +53,10 @@ pub trait CliGame: Game {
 /// The games on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GameName {
+    /// Korovan: 3 to 9 players, hidden ambushes on the caravan's route.
+    Korovan,
+    /// Caravan: 2 to 4 players, camel chains delivering goods.
+    Caravan,
     /// Hidden test game of the kit (`HiddenNim`), for fast tests.
     #[value(hide = true)]
     Nim,
@@ -64,6 +66,14 @@ pub enum GameName {
 macro_rules! with_game {
     ($name:expr, $G:ident => $body:expr) => {
         match $name {
+            $crate::games::GameName::Korovan => {
+                type $G = korovan_core::Korovan;
+                $body
+            }
+            $crate::games::GameName::Caravan => {
+                type $G = caravan_core::Caravan;
+                $body
+            }
             $crate::games::GameName::Nim => {
                 type $G = boardgame_kit::testgame::HiddenNim;
                 $body
@@ -75,7 +85,7 @@ pub(crate) use with_game;
 
 impl GameName {
     /// Every real game, in the order `all` runs them.
-    pub const ALL: &'static [GameName] = &[];
+    pub const ALL: &'static [GameName] = &[GameName::Korovan, GameName::Caravan];
 
     /// The game whose engine writes `engine` ([`Game::NAME`]) into records.
     pub fn from_engine(engine: &str) -> Option<GameName> {
@@ -158,9 +168,85 @@ impl CliGame for HiddenNim {
         let taken = self.config().stones.saturating_sub(self.observation(0).map(|o| o.stones).unwrap_or(0));
         u64::from(taken)
     }
+}
 
-    fn action_is_public(&self, _action: Self::Action, _viewer: usize) -> bool {
-        // Deals are secret; takes are public.
-        !matches!(self.turn(), Turn::Chance)
+/// Whether `viewer` can tell `action`, about to be played in `state` by
+/// someone else or by chance, from every other legal action: true when no
+/// other legal action leaves `viewer` with the same observation. This is
+/// what the engine's observation model (not the command) says the viewer
+/// learns, so a hidden choice (a layout laid face down, a secret deal) is
+/// never shown.
+pub fn is_visible<G: Game>(state: &G, action: G::Action, viewer: usize) -> bool {
+    let after = |a: G::Action| {
+        let mut s = state.clone();
+        s.apply(a).ok().and_then(|()| s.observation(viewer).ok())
+    };
+    let Some(seen) = after(action) else {
+        return false;
+    };
+    let mut legal = G::ActionList::default();
+    state.legal_actions(&mut legal);
+    legal.iter().filter(|&&b| b != action).all(|&b| after(b).as_ref() != Some(&seen))
+}
+
+impl CliGame for Korovan {
+    const CLI_NAME: &'static str = "korovan";
+    const PROGRESS_UNIT: &'static str = "rounds";
+    const BENCH_PLAYERS: &'static [usize] = &[3, 5, 9];
+
+    fn with_players(config: Self::Config, players: usize) -> Result<Self::Config, String> {
+        let players = u8::try_from(players).map_err(|_| format!("players must be between 3 and 9, got {players}"))?;
+        Ok(korovan_core::KorovanConfig { players, ..config })
+    }
+
+    fn render(&self) -> String {
+        self.to_string()
+    }
+
+    fn render_view(&self, seat: usize) -> String {
+        match self.observation(seat) {
+            Ok(o) => o.to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn progress(&self) -> u64 {
+        u64::from(self.round())
+    }
+}
+
+impl CliGame for Caravan {
+    const CLI_NAME: &'static str = "caravan";
+    const PROGRESS_UNIT: &'static str = "turns";
+    const BENCH_PLAYERS: &'static [usize] = &[2, 3, 4];
+
+    fn with_players(config: Self::Config, players: usize) -> Result<Self::Config, String> {
+        let players = u8::try_from(players).map_err(|_| format!("players must be between 2 and 4, got {players}"))?;
+        Ok(caravan_core::CaravanConfig { players, ..config })
+    }
+
+    fn render(&self) -> String {
+        self.to_string()
+    }
+
+    /// Caravan is a game of perfect information (C-8.2): a seat's view is
+    /// the whole table.
+    fn render_view(&self, seat: usize) -> String {
+        match self.observation(seat) {
+            Ok(_) => self.to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn progress(&self) -> u64 {
+        u64::from(self.turn_index())
+    }
+
+    fn end_kind(&self) -> Option<&'static str> {
+        Caravan::end_kind(self).map(|k| match k {
+            EndKind::Natural => "natural",
+            EndKind::MaxTurns => "max_turns",
+            EndKind::Passes => "passes",
+        })
     }
 }

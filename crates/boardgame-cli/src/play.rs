@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use boardgame_kit::{AGENT_STREAM_BASE, Agent, CHANCE_STREAM, GameRecord, GameRng, Turn, sample_chance};
 use clap::Args;
 
-use crate::games::{CliGame, GameName, build_config, seats_of, with_game};
+use crate::games::{CliGame, GameName, build_config, is_visible, seats_of, with_game};
 use crate::{CliError, GameOpts, agents};
 
 /// Arguments of `boardgame play`.
@@ -32,6 +32,10 @@ pub struct PlayArgs {
     /// The game's seed (random when omitted; printed so you can replay it).
     #[arg(long)]
     seed: Option<u64>,
+    /// Show your view after every action of the others too (not only when
+    /// it is your turn).
+    #[arg(long)]
+    watch: bool,
     /// Write the game record (JSON) here when the game ends or you quit.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
@@ -49,6 +53,9 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
 
 const HELP: &str = "Type the number of an action or its notation. Other commands: \
 `view` shows the game again, `help` shows this, `quit` (or end of input) stops the game.";
+
+/// The width the list of actions is laid out in.
+const LINE_WIDTH: usize = 100;
 
 enum Input<A> {
     Act(A),
@@ -106,7 +113,7 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
                 let Some(a) = sample_chance(&state, &mut chance_rng, &mut chances) else {
                     return Err(CliError::Runtime("a chance node listed no outcome".into()));
                 };
-                if state.action_is_public(a, me) {
+                if is_visible(&state, a, me) {
                     writeln!(out, "chance: {a}")?;
                 }
                 a
@@ -135,7 +142,7 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
                         bot.name()
                     )));
                 }
-                if state.action_is_public(a, me) {
+                if is_visible(&state, a, me) {
                     writeln!(out, "seat {seat} ({}): {a}", bot.name())?;
                 } else {
                     writeln!(out, "seat {seat} ({}) played a hidden action", bot.name())?;
@@ -143,8 +150,12 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
                 a
             }
         };
+        let mine = state.turn() == Turn::Player(me);
         state.apply(action).map_err(|e| CliError::Runtime(e.to_string()))?;
         record.actions.push(G::action_id(&config, action));
+        if args.watch && !mine && !state.is_terminal() {
+            writeln!(out, "{}", state.render_view(me))?;
+        }
     }
 
     if quit {
@@ -183,8 +194,12 @@ fn ask<G: CliGame>(
     let show = |out: &mut dyn Write| -> std::io::Result<()> {
         writeln!(out, "\n{}", state.render_view(me))?;
         writeln!(out, "Your actions:")?;
-        for (i, a) in legal.iter().enumerate() {
-            writeln!(out, "  {:>3}) {a}", i + 1)?;
+        let items: Vec<String> = legal.iter().enumerate().map(|(i, a)| format!("{:>3}) {a}", i + 1)).collect();
+        let width = items.iter().map(String::len).max().unwrap_or(0) + 2;
+        let columns = (LINE_WIDTH / width).max(1);
+        for line in items.chunks(columns) {
+            let cells: Vec<String> = line.iter().map(|c| format!("{c:<width$}")).collect();
+            writeln!(out, "  {}", cells.concat().trim_end())?;
         }
         Ok(())
     };

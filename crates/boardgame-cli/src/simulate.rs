@@ -27,6 +27,10 @@ pub const RESULTS_FORMAT: &str = "boardgame-simulate/1";
 /// What `simulate` plays: one game or every game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Target {
+    /// Korovan.
+    Korovan,
+    /// Caravan.
+    Caravan,
     /// Every game, each with its default number of players.
     All,
     /// Hidden test game.
@@ -37,6 +41,8 @@ pub enum Target {
 impl Target {
     fn games(self) -> Vec<GameName> {
         match self {
+            Target::Korovan => vec![GameName::Korovan],
+            Target::Caravan => vec![GameName::Caravan],
             Target::All => GameName::ALL.to_vec(),
             Target::Nim => vec![GameName::Nim],
         }
