@@ -37,29 +37,39 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
 }
 
 /// The error message for a record that does not replay: the file, the step
-/// where known, and the reason. A file cut short in its action list names
-/// the first step it lost.
+/// where known, and the reason. A file cut short (its JSON ends early) names
+/// the first step it lost: the first id not complete before the cut, or
+/// step 0 when it ends before its list of actions.
 fn explain(name: &str, text: &str, e: &RecordError) -> String {
     if let RecordError::Json(reason) = e
-        && let Some(step) = cut_step(text)
+        && reason.contains("EOF")
     {
-        return format!("{name}: step {step}: the record is cut off before this action ({reason})");
+        return match cut_step(text) {
+            Some((step, false)) => format!("{name}: step {step}: the record is cut off before this action ({reason})"),
+            Some((step, true)) => {
+                format!("{name}: step {step}: the record is cut off after its last action ({reason})")
+            }
+            None => format!("{name}: step 0: the record is cut off before its list of actions ({reason})"),
+        };
     }
     format!("{name}: {e}")
 }
 
-/// If `text` ends inside the `"actions"` list, the number of complete
-/// action ids before the cut (the first lost step).
-fn cut_step(text: &str) -> Option<usize> {
+/// Where a cut-off `text` ends relative to its `"actions"` list: the number
+/// of complete action ids before the cut (the first lost step), and whether
+/// the list itself was closed. `None` when the list never starts.
+fn cut_step(text: &str) -> Option<(usize, bool)> {
     let start = text.find("\"actions\"")?;
     let rest = &text[start + "\"actions\"".len()..];
     let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('[')?;
-    if rest.contains(']') {
-        return None; // the list is closed: not a cut inside it
+    if let Some(end) = rest.find(']') {
+        let ids = &rest[..end];
+        let n = if ids.trim().is_empty() { 0 } else { ids.matches(',').count() + 1 };
+        return Some((n, true));
     }
     // Every id followed by a comma is complete; a last id without one may
     // have been cut.
-    Some(rest.matches(',').count())
+    Some((rest.matches(',').count(), false))
 }
 
 fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool) -> Result<(), CliError> {

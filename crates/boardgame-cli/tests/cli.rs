@@ -1,0 +1,429 @@
+//! Integration tests: they run the built `boardgame` binary.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use boardgame_kit::{AGENT_STREAM_BASE, Agent, CHANCE_STREAM, Game, GameRng, RandomAgent, Turn, sample_chance};
+use caravan_core::{Caravan, CaravanConfig};
+use korovan_core::{Korovan, KorovanConfig};
+use serde_json::Value;
+
+/// Runs the binary with `args`, feeding `stdin`.
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut input = child.stdin.take().expect("stdin");
+    // The binary may stop reading before the end (game over): ignore EPIPE.
+    let _ = input.write_all(stdin.as_bytes());
+    drop(input);
+    child.wait_with_output().expect("the binary finishes")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs and expects success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let o = run(args, "");
+    assert!(o.status.success(), "`boardgame {}` failed: {}", args.join(" "), stderr(&o));
+    stdout(&o)
+}
+
+/// A fresh path in the test scratch directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("boardgame-cli-tests");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(format!("{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn path_str(p: &std::path::Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+// ---------------------------------------------------------------- play
+
+/// Garbage, out-of-range numbers, a malformed and an illegal action, blank
+/// lines and commands, then the first action every time until the end.
+#[test]
+fn play_nim_handles_bad_input_and_writes_a_record_replay_accepts() {
+    let record = scratch("nim.json");
+    let mut script = String::from("hello there\n0\n99\n-3\ntake 3\ndeal 1\n\nhelp\nview\n");
+    script.push_str(&"1\n".repeat(20));
+    let o = run(&["play", "nim", "--seed", "5", "--record", path_str(&record)], &script);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("Not a command or an action"), "{out}");
+    assert!(out.contains("There is no action 0"), "{out}");
+    assert!(out.contains("There is no action 99"), "{out}");
+    assert!(out.contains("There is no action -3"), "{out}");
+    assert!(out.contains("Not legal now"), "{out}");
+    assert!(out.contains("The game is over"), "{out}");
+    assert!(out.contains("Record written"), "{out}");
+    let replay = ok(&["replay", path_str(&record)]);
+    assert!(replay.contains("The game is over"), "{replay}");
+}
+
+#[test]
+fn play_korovan_to_the_end_with_an_illegal_action_and_replay_it() {
+    let record = scratch("korovan.json");
+    // Seat 1 lays first in a 3-player game (seat 0 drives): `place 0` parses
+    // but is illegal there.
+    let mut script = String::from("xyzzy\nplace 0\n42\n");
+    script.push_str(&"1\n".repeat(400));
+    let o = run(&["play", "korovan", "-p", "3", "--seat", "1", "--seed", "11", "--record", path_str(&record)], &script);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("Not a command or an action"), "{out}");
+    assert!(out.contains("Not legal now"), "{out}");
+    assert!(out.contains("There is no action 42"), "{out}");
+    assert!(out.contains("The game is over"), "{out}");
+    // Others' layouts are laid face down: never shown (K-8.2).
+    assert!(!out.lines().any(|l| l.contains("(random): lay")), "a hidden layout was shown:\n{out}");
+    assert!(out.contains("played a hidden action"), "{out}");
+    let text = std::fs::read_to_string(&record).expect("record written");
+    let json: Value = serde_json::from_str(&text).expect("record is JSON");
+    assert_eq!(json["agents"][1], "human");
+    let replay = ok(&["replay", path_str(&record)]);
+    assert!(replay.contains("The game is over"), "{replay}");
+}
+
+#[test]
+fn play_caravan_to_the_end_with_an_illegal_action_and_replay_it() {
+    let record = scratch("caravan.json");
+    // No camel of ours is anywhere yet, so no pick-up is legal.
+    let mut script = String::from("pick 3\nmove\n");
+    script.push_str(&"1\n".repeat(200));
+    let args = [
+        "play",
+        "caravan",
+        "-p",
+        "2",
+        "--config",
+        r#"{"max_turns": 12}"#,
+        "--seed",
+        "3",
+        "--record",
+        path_str(&record),
+    ];
+    let o = run(&args, &script);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("Not legal now"), "{out}");
+    assert!(out.contains("Not a command or an action"), "{out}");
+    assert!(out.contains("The game is over"), "{out}");
+    let replay = ok(&["replay", path_str(&record), "--step"]);
+    assert!(replay.contains("max_turns end"), "{replay}");
+}
+
+#[test]
+fn play_writes_the_record_on_quit_and_on_end_of_input() {
+    let quit = scratch("quit.json");
+    let o = run(&["play", "nim", "--seed", "1", "--record", path_str(&quit)], "1\nquit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let replay = ok(&["replay", path_str(&quit)]);
+    assert!(replay.contains("before the end of the game"), "{replay}");
+
+    let eof = scratch("eof.json");
+    let o = run(&["play", "korovan", "--seed", "2", "--record", path_str(&eof)], "2\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("End of input"));
+    let text = std::fs::read_to_string(&eof).expect("record written on EOF");
+    let json: Value = serde_json::from_str(&text).expect("JSON");
+    assert!(!json["actions"].as_array().expect("actions").is_empty());
+    ok(&["replay", path_str(&eof)]);
+}
+
+// ------------------------------------------------------------ simulate
+
+#[test]
+fn simulate_gives_identical_json_whatever_the_thread_count() {
+    for game in [&["korovan", "-n", "24"][..], &["caravan", "-p", "2", "-n", "6", "--config", r#"{"max_turns": 60}"#]] {
+        let one = ok(&[&["simulate", "--json", "--seed", "9", "-t", "1"][..], game].concat());
+        let two = ok(&[&["simulate", "--json", "--seed", "9", "-t", "2"][..], game].concat());
+        let three = ok(&[&["simulate", "--json", "--seed", "9", "-t", "3"][..], game].concat());
+        assert_eq!(one, two);
+        assert_eq!(one, three);
+        let v: Value = serde_json::from_str(&one).expect("JSON");
+        assert!(v["games"].as_u64().expect("games") > 0);
+    }
+}
+
+#[test]
+fn shards_merged_equal_one_unsharded_run() {
+    let base = ["simulate", "korovan", "-p", "4", "-n", "31", "--seed", "100", "--json", "-t", "2"];
+    let whole = ok(&base);
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let path = scratch(&format!("shard{i}.json"));
+        let shard = format!("{i}/2");
+        std::fs::write(&path, ok(&[&base[..], &["--shard", &shard]].concat())).expect("write shard");
+        files.push(path);
+    }
+    let merged = ok(&["merge", "--json", path_str(&files[1]), path_str(&files[0])]);
+    assert_eq!(merged, whole);
+
+    // Caravan keeps its kinds of end through a merge, over three shards.
+    let base = ["simulate", "caravan", "-p", "3", "-n", "5", "--config", r#"{"max_turns": 30}"#, "--json"];
+    let whole = ok(&base);
+    let mut paths = Vec::new();
+    for i in 0..3 {
+        let path = scratch(&format!("cshard{i}.json"));
+        let shard = format!("{i}/3");
+        std::fs::write(&path, ok(&[&base[..], &["--shard", &shard]].concat())).expect("write shard");
+        paths.push(path);
+    }
+    let merged = ok(&["merge", "--json", path_str(&paths[0]), path_str(&paths[1]), path_str(&paths[2])]);
+    assert_eq!(merged, whole);
+    let v: Value = serde_json::from_str(&merged).expect("JSON");
+    assert_eq!(v["ends"]["max_turns"], 5);
+    // The table of merged results prints.
+    let table = ok(&["merge", path_str(&paths[0]), path_str(&paths[1]), path_str(&paths[2])]);
+    assert!(table.contains("ends: max_turns 5"), "{table}");
+}
+
+#[test]
+fn merge_refuses_overlapping_or_different_runs() {
+    let a = scratch("ovl-a.json");
+    let b = scratch("ovl-b.json");
+    std::fs::write(&a, ok(&["simulate", "korovan", "-n", "10", "--json"])).expect("write");
+    std::fs::write(&b, ok(&["simulate", "korovan", "-n", "10", "--seed", "5", "--json"])).expect("write");
+    let o = run(&["merge", path_str(&a), path_str(&b)], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("overlap"), "{}", stderr(&o));
+
+    std::fs::write(&b, ok(&["simulate", "korovan", "-n", "10", "--seed", "10", "-p", "3", "--json"])).expect("write");
+    let o = run(&["merge", path_str(&a), path_str(&b)], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot merge"), "{}", stderr(&o));
+}
+
+#[test]
+fn simulate_prints_the_table_with_intervals_lengths_and_ends() {
+    let out = ok(&["simulate", "caravan", "-p", "2", "-n", "4", "--config", r#"{"max_turns": 20}"#]);
+    for needle in ["by agent", "by seat", "95% interval", "mean score", "mean length", "turns", "ends: max_turns 4"] {
+        assert!(out.contains(needle), "missing `{needle}` in\n{out}");
+    }
+    let out = ok(&["simulate", "korovan", "-n", "10", "--fixed-seats"]);
+    assert!(out.contains("rounds") && out.contains("fixed seats"), "{out}");
+}
+
+/// The README's main command, with small counts.
+#[test]
+fn the_main_command_simulates_both_games() {
+    let out = ok(&["simulate", "all", "-n", "6"]);
+    assert!(out.contains("korovan ·") && out.contains("caravan ·"), "{out}");
+    assert!(out.contains("ends:"), "{out}");
+}
+
+#[test]
+fn search_agents_by_name_are_reproducible() {
+    let args = [
+        "simulate",
+        "caravan",
+        "-p",
+        "2",
+        "-n",
+        "2",
+        "-a",
+        "ismcts:8,flatmc:8",
+        "--config",
+        r#"{"max_turns": 10}"#,
+        "--json",
+    ];
+    let a = ok(&args);
+    let b = ok(&[&args[..], &["-t", "1"]].concat());
+    assert_eq!(a, b);
+    let v: Value = serde_json::from_str(&a).expect("JSON");
+    assert_eq!(v["agents"], serde_json::json!(["ismcts:8", "flatmc:8"]));
+    ok(&["simulate", "korovan", "-p", "3", "-n", "1", "-a", "ismcts:4,random,flatmc:4", "-q"]);
+}
+
+// -------------------------------------------------------------- replay
+
+/// A finished Korovan record, played by `play` with the first action each time.
+fn korovan_record(name: &str) -> (PathBuf, Value) {
+    let record = scratch(name);
+    let o = run(&["play", "korovan", "-p", "3", "--seed", "4", "--record", path_str(&record)], &"1\n".repeat(400));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&record).expect("record");
+    (record, serde_json::from_str(&text).expect("JSON"))
+}
+
+fn replay_fails(path: &std::path::Path) -> String {
+    let o = run(&["replay", path_str(path)], "");
+    assert_eq!(o.status.code(), Some(1), "stdout: {}", stdout(&o));
+    let err = stderr(&o);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+#[test]
+fn replay_of_a_truncated_record_names_the_step() {
+    let (record, json) = korovan_record("trunc.json");
+    let text = std::fs::read_to_string(&record).expect("record");
+    let n = json["actions"].as_array().expect("actions").len();
+    // Cut inside the action list, right after the comma that ends step 9.
+    let at = text.match_indices(',').filter(|(i, _)| *i > text.find("\"actions\"").unwrap_or(0)).nth(9);
+    let (cut, _) = at.expect("enough actions");
+    std::fs::write(&record, &text[..=cut]).expect("write");
+    let err = replay_fails(&record);
+    assert!(err.contains("step 10"), "{err}");
+    assert!(n > 10);
+    // Cut in the middle of the file.
+    std::fs::write(&record, &text[..text.len() / 2]).expect("write");
+    assert!(replay_fails(&record).contains("step "));
+    // Only the closing brace lost.
+    std::fs::write(&record, text.trim_end().trim_end_matches('}')).expect("write");
+    let err = replay_fails(&record);
+    assert!(err.contains(&format!("step {n}: the record is cut off after its last action")), "{err}");
+}
+
+#[test]
+fn replay_of_an_edited_record_names_the_step() {
+    let (record, json) = korovan_record("edit.json");
+    // An id outside the action space.
+    let mut bad = json.clone();
+    bad["actions"][7] = Value::from(9999);
+    std::fs::write(&record, bad.to_string()).expect("write");
+    let err = replay_fails(&record);
+    assert!(err.contains("step 7") && err.contains("9999"), "{err}");
+
+    // An id inside the action space that is illegal where it stands.
+    let config: KorovanConfig = serde_json::from_value(json["config"].clone()).expect("config");
+    let ids: Vec<u32> =
+        json["actions"].as_array().expect("actions").iter().map(|v| v.as_u64().expect("id") as u32).collect();
+    let step = ids.len() / 2;
+    let mut state = Korovan::new_game(&config).expect("config");
+    for &id in &ids[..step] {
+        state.apply(Korovan::action_from_id(&config, id).expect("id")).expect("legal");
+    }
+    let illegal = (0..Korovan::num_distinct_actions(&config) as u32)
+        .find(|&id| !state.is_legal(Korovan::action_from_id(&config, id).expect("id")))
+        .expect("some id is illegal");
+    let mut bad = json.clone();
+    bad["actions"][step] = Value::from(illegal);
+    std::fs::write(&record, bad.to_string()).expect("write");
+    let err = replay_fails(&record);
+    assert!(err.contains(&format!("step {step}")) && err.contains("illegal"), "{err}");
+
+    // A record of an unknown engine, and an invalid config.
+    let mut bad = json.clone();
+    bad["engine"] = Value::from("chess");
+    std::fs::write(&record, bad.to_string()).expect("write");
+    assert!(replay_fails(&record).contains("unknown engine"));
+    let mut bad = json;
+    bad["config"]["players"] = Value::from(2);
+    std::fs::write(&record, bad.to_string()).expect("write");
+    assert!(replay_fails(&record).contains("players must be between 3 and 9"));
+}
+
+// --------------------------------------------------------------- perft
+
+/// The counts `perft` prints, by depth.
+fn perft_counts(out: &str) -> Vec<u64> {
+    out.lines()
+        .filter(|l| l.starts_with("depth"))
+        .map(|l| {
+            let count = l.split(':').nth(1).and_then(|r| r.split_whitespace().next()).expect("a count");
+            count.parse().expect("a number")
+        })
+        .collect()
+}
+
+/// The start position of `perft --seed X --moves K`, rebuilt with the kit.
+fn seeded_start<G: Game>(config: &G::Config, seed: u64, moves: usize) -> G {
+    let mut state = G::new_game(config).expect("config");
+    let root = GameRng::new(seed);
+    let mut chance = root.child(CHANCE_STREAM);
+    let mut rngs: Vec<GameRng> = (0..state.num_players()).map(|s| root.child(AGENT_STREAM_BASE + s as u32)).collect();
+    let mut buf = G::ChanceList::default();
+    let mut played = 0;
+    loop {
+        let a = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Player(_) if played >= moves => break,
+            Turn::Chance => sample_chance(&state, &mut chance, &mut buf).expect("outcome"),
+            Turn::Player(p) => RandomAgent.act(&state, p, &mut rngs[p]),
+        };
+        state.apply(a).expect("legal");
+        played += 1;
+    }
+    state
+}
+
+fn library_counts<G: Game>(state: &G, depth: usize) -> Vec<u64> {
+    (1..=depth).map(|d| boardgame_kit::perft(state, d)).collect()
+}
+
+#[test]
+fn perft_counts_equal_the_library() {
+    let k3 = KorovanConfig::with_players(3);
+    let out = ok(&["perft", "korovan", "-p", "3", "--depth", "5"]);
+    assert_eq!(perft_counts(&out), library_counts(&Korovan::new_game(&k3).expect("config"), 5));
+
+    let out = ok(&["perft", "korovan", "-p", "3", "--depth", "4", "--seed", "3", "--moves", "10"]);
+    assert_eq!(perft_counts(&out), library_counts(&seeded_start::<Korovan>(&k3, 3, 10), 4));
+
+    let c2 = CaravanConfig::with_players(2);
+    let out = ok(&["perft", "caravan", "-p", "2", "--depth", "3"]);
+    assert_eq!(perft_counts(&out), library_counts(&Caravan::new_game(&c2).expect("config"), 3));
+
+    let out = ok(&["perft", "caravan", "-p", "2", "--depth", "2", "--seed", "7"]);
+    let start = seeded_start::<Caravan>(&c2, 7, 0);
+    assert!(matches!(start.turn(), Turn::Player(0)));
+    assert_eq!(perft_counts(&out), library_counts(&start, 2));
+}
+
+// --------------------------------------------------- bench, exit codes
+
+#[test]
+fn bench_prints_a_row_per_player_count() {
+    let out = ok(&["bench", "korovan", "--millis", "2"]);
+    let rows = out.lines().filter(|l| l.starts_with("korovan")).count();
+    assert_eq!(rows, 3, "{out}");
+    let out = ok(&["bench", "caravan", "-p", "2", "--millis", "2"]);
+    assert!(out.lines().any(|l| l.starts_with("caravan")), "{out}");
+}
+
+#[test]
+fn usage_errors_exit_2_and_runtime_errors_exit_1() {
+    for args in [
+        &["simulate", "chess"][..],
+        &["simulate", "korovan", "-a", "bogus"],
+        &["simulate", "korovan", "-a", "ismcts:0"],
+        &["simulate", "korovan", "-a", "random,random"],
+        &["simulate", "korovan", "--shard", "2/2"],
+        &["simulate", "korovan", "--threads", "0"],
+        &["simulate", "all", "--players", "3"],
+        &["simulate", "caravan", "--config", r#"{"colour": 1}"#],
+        &["play", "korovan", "-p", "2"],
+        &["play", "korovan", "--seat", "7"],
+        &["perft", "caravan"],
+        &["frobnicate"],
+    ] {
+        let o = run(args, "");
+        assert_eq!(o.status.code(), Some(2), "`{}`: {}", args.join(" "), stderr(&o));
+    }
+    let o = run(&["simulate", "korovan", "-a", "bogus"], "");
+    assert!(stderr(&o).contains("unknown agent `bogus`"), "{}", stderr(&o));
+    let o = run(&["play", "korovan", "-p", "2"], "");
+    assert!(stderr(&o).contains("players must be between 3 and 9, got 2"), "{}", stderr(&o));
+
+    let o = run(&["replay", "/nonexistent/record.json"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o).trim_end().lines().count(), 1);
+    assert!(stderr(&o).starts_with("error: "));
+}
