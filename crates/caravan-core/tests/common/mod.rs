@@ -1,0 +1,174 @@
+//! Helpers shared by the integration tests: hand-made positions and the
+//! biased driver of C-9.3.
+#![allow(dead_code)]
+
+use boardgame_kit::{Game, GameRng, Turn, sample_chance};
+use caravan_core::{Act, Action, Caravan, CaravanConfig, CaravanSetup, Cargo, Kind, Square};
+
+/// A square by name.
+pub fn sq(s: &str) -> Square {
+    s.parse().unwrap()
+}
+
+/// An action by notation.
+pub fn act(s: &str) -> Action {
+    s.parse().unwrap()
+}
+
+/// The legal actions of `s`.
+pub fn legal(s: &Caravan) -> Vec<Action> {
+    let mut list = <Caravan as Game>::ActionList::default();
+    s.legal_actions(&mut list);
+    list.to_vec()
+}
+
+/// A config with `players` players and the defaults otherwise.
+pub fn cfg(players: u8) -> CaravanConfig {
+    CaravanConfig::with_players(players)
+}
+
+/// The spaces filled with common goods (space `i` gets `C1..C4` in turn),
+/// no camels on the board, turn `t` with `left` actions left.
+pub fn base(config: CaravanConfig, t: u32, left: u8) -> CaravanSetup {
+    CaravanSetup::initial(config)
+        .fill_spaces(&[Kind::C1, Kind::C2, Kind::C3, Kind::C4, Kind::C1, Kind::C2, Kind::C3, Kind::C4])
+        .turn(t, left)
+}
+
+/// Builds the state, panicking with the setup error.
+pub fn game(setup: &CaravanSetup) -> Caravan {
+    Caravan::from_setup(setup).unwrap_or_else(|e| panic!("bad test position: {e}"))
+}
+
+/// Plays `a`, panicking with the reason if it is illegal.
+pub fn play(s: &mut Caravan, a: &str) {
+    s.apply(act(a)).unwrap_or_else(|e| panic!("{e}\n{s}"));
+}
+
+fn manhattan(a: Square, b: Square) -> i32 {
+    (i32::from(a.row()) - i32::from(b.row())).abs() + (i32::from(a.col()) - i32::from(b.col())).abs()
+}
+
+/// The squares of `p`'s camels connected to `from` (C-5.3 chains).
+fn component(s: &Caravan, p: usize, from: Square) -> Vec<Square> {
+    let occ: Vec<Square> = s.camels_on_board(p).map(|(q, _)| q).collect();
+    let mut comp = vec![from];
+    let mut i = 0;
+    while i < comp.len() {
+        let c = comp[i];
+        for &q in &occ {
+            if manhattan(q, c) == 1 && !comp.contains(&q) {
+                comp.push(q);
+            }
+        }
+        i += 1;
+    }
+    comp
+}
+
+/// The biased driver's evaluation of `s` for `p`: deliveries first, then
+/// goods carried close to their city along chains that reach towards it.
+fn value(s: &Caravan, p: usize) -> i32 {
+    let board = s.config().board;
+    let mut v = 1000 * s.delivered_count(p) as i32;
+    let mut laden = 0;
+    for (square, cargo) in s.camels_on_board(p) {
+        if let Some(k) = cargo.kind() {
+            laden += 1;
+            let city = board.city(k);
+            let comp = component(s, p, square);
+            let reach = comp.iter().map(|&q| manhattan(q, city)).min().unwrap_or(99);
+            v -= 3 * reach + manhattan(square, city);
+        }
+    }
+    v += 40 * laden.min(2);
+    if laden < 2 {
+        // walk an unladen camel towards a good lying on a numbered space
+        let near = (1..=8u8)
+            .filter(|&n| s.lying(n).is_some())
+            .filter_map(|n| board.space(n))
+            .flat_map(|g| s.camels_on_board(p).filter(|(_, c)| *c == Cargo::Empty).map(move |(q, _)| manhattan(q, g)))
+            .min()
+            .unwrap_or(8);
+        v -= near;
+    }
+    v
+}
+
+/// The biased driver of C-9.3: prefer deliveries, then moves of goods
+/// (towards their city), then pick-ups; otherwise the camel move that helps
+/// most (random among equals).
+pub fn biased_action(s: &Caravan, rng: &mut GameRng) -> Action {
+    let p = match s.turn() {
+        Turn::Player(p) => p,
+        _ => panic!("not a decision"),
+    };
+    let actions = legal(s);
+    let board = s.config().board;
+    let is_delivery = |a: &Action| matches!(a.act(), Act::Good { kind, to, .. } if board.city(kind) == to);
+    if let Some(a) = actions.iter().find(|a| is_delivery(a)) {
+        return *a;
+    }
+    let now = value(s, p);
+    let mut best = Vec::new();
+    let mut best_v = i32::MIN;
+    for &a in &actions {
+        let mut c = *s;
+        c.apply_unchecked(a);
+        let bonus = match a.act() {
+            Act::Good { .. } => 2,
+            Act::Pick { .. } => 1,
+            _ => 0,
+        };
+        let v = value(&c, p) * 4 + bonus;
+        if v > best_v {
+            best_v = v;
+            best.clear();
+        }
+        if v == best_v {
+            best.push(a);
+        }
+    }
+    if best_v <= now * 4 {
+        // nothing helps: a random action, ending the turn now and then
+        return actions[rng.index(actions.len())];
+    }
+    best[rng.index(best.len())]
+}
+
+/// What a biased game went through.
+pub struct BiasedGame {
+    /// The final state.
+    pub state: Caravan,
+    /// Refills seen (C-6.1: a pick that leaves draws pending).
+    pub refills: u32,
+    /// Every state passed through (when asked for).
+    pub states: Vec<Caravan>,
+}
+
+/// Plays a game of `config` with the biased driver for every seat.
+pub fn biased_game(config: CaravanConfig, seed: u64, keep_states: bool) -> BiasedGame {
+    let mut s = Caravan::new_game(&config).unwrap();
+    let mut rng = GameRng::new(seed);
+    let mut buf = Default::default();
+    let mut refills = 0;
+    let mut states = Vec::new();
+    while !s.is_terminal() {
+        if keep_states {
+            states.push(s);
+        }
+        let a = match s.turn() {
+            Turn::Chance => sample_chance(&s, &mut rng, &mut buf).unwrap(),
+            _ => biased_action(&s, &mut rng),
+        };
+        let was_chance = s.turn() == Turn::Chance;
+        s.apply(a).unwrap();
+        if !was_chance && s.turn() == Turn::Chance {
+            refills += 1;
+        }
+    }
+    if keep_states {
+        states.push(s);
+    }
+    BiasedGame { state: s, refills, states }
+}
