@@ -278,11 +278,11 @@ fn deserializing_an_impossible_state_fails() {
     assert!(Korovan::new_game(&bad_cfg).is_err());
 }
 
-/// The driver's hand as determinized for a competitor follows the
+/// K-8.6: the driver's hand as determinized for a competitor follows the
 /// hypergeometric law of the deal (K-3.1): with the default deck and a hand
 /// of 1, P(Scout) = 7/27.
 #[test]
-fn determinized_hand_follows_the_deal() {
+fn k8_6_determinized_hand_follows_the_deal() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE.with(Helper::Guard, 1));
     s.config.hand_size = Some(1);
     let g = Korovan::from_setup(&s).unwrap();
