@@ -39,6 +39,10 @@ pub trait CliGame: Game {
     /// Turns or rounds played so far.
     fn progress(&self) -> u64;
 
+    /// Every kind of end [`CliGame::end_kind`] may name (reported even when
+    /// no game ended so).
+    const END_KINDS: &'static [&'static str] = &[];
+
     /// How a finished game ended, when the engine distinguishes kinds of end.
     fn end_kind(&self) -> Option<&'static str> {
         None
@@ -219,6 +223,7 @@ impl CliGame for Caravan {
     const CLI_NAME: &'static str = "caravan";
     const PROGRESS_UNIT: &'static str = "turns";
     const BENCH_PLAYERS: &'static [usize] = &[2, 3, 4];
+    const END_KINDS: &'static [&'static str] = &["natural", "max_turns", "passes"];
 
     fn with_players(config: Self::Config, players: usize) -> Result<Self::Config, String> {
         let players = u8::try_from(players).map_err(|_| format!("players must be between 2 and 4, got {players}"))?;

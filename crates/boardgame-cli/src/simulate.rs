@@ -243,7 +243,8 @@ fn simulate<G: CliGame>(args: &SimulateArgs) -> Result<SimResults, CliError> {
     };
     let extra = Mutex::new(Extra {
         by_seat: (0..seats).map(|s| EntrantStats { name: format!("seat {s}"), ..Default::default() }).collect(),
-        ..Default::default()
+        progress_sum: 0,
+        ends: G::END_KINDS.iter().map(|k| (k.to_string(), 0)).collect(),
     });
     let on_game = |game: &ArenaGame<G>| {
         tally(&extra, &game.state, seats);
@@ -316,14 +317,18 @@ pub fn table(r: &SimResults) -> String {
         if ranges.is_empty() { "none".to_string() } else { ranges.join(", ") },
         if r.rotate_seats { "agents rotate seats" } else { "fixed seats" }
     );
-    let header = format!(
-        "{:<18} {:>7} {:>7} {:>6} {:>8}  {:<17} {:>10}\n",
-        "", "games", "wins", "draws", "win rate", "95% interval", "mean score"
-    );
+    let labels: Vec<String> = r
+        .by_agent
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("  {i}: {}", e.name))
+        .chain(r.by_seat.iter().map(|e| format!("  {}", e.name)))
+        .collect();
+    let w = labels.iter().map(String::len).max().unwrap_or(0).max(10);
     let row = |label: &str, e: &EntrantStats| {
         let (lo, hi) = e.win_interval();
         format!(
-            "{label:<18} {:>7} {:>7} {:>6} {:>8}  {:<17} {:>10.2}\n",
+            "{label:<w$} {:>7} {:>7} {:>7} {:>9}  {:<16} {:>10.2}\n",
             e.games,
             e.wins,
             e.draws,
@@ -332,13 +337,17 @@ pub fn table(r: &SimResults) -> String {
             e.mean_score()
         )
     };
-    s.push_str(&header.replacen("                  ", &format!("{:<18}", "by agent"), 1));
-    for (i, e) in r.by_agent.iter().enumerate() {
-        s.push_str(&row(&format!("  {i}: {}", e.name), e));
+    s.push_str(&format!(
+        "{:<w$} {:>7} {:>7} {:>7} {:>9}  {:<16} {:>10}\n",
+        "by agent", "games", "wins", "draws", "win rate", "95% interval", "mean score"
+    ));
+    let (agent_labels, seat_labels) = labels.split_at(r.by_agent.len());
+    for (label, e) in agent_labels.iter().zip(&r.by_agent) {
+        s.push_str(&row(label, e));
     }
-    s.push_str(&format!("{:<18}\n", "by seat"));
-    for e in &r.by_seat {
-        s.push_str(&row(&format!("  {}", e.name), e));
+    s.push_str("by seat\n");
+    for (label, e) in seat_labels.iter().zip(&r.by_seat) {
+        s.push_str(&row(label, e));
     }
     s.push_str(&format!(
         "mean length: {:.1} actions (chance included), {:.1} {}\n",
@@ -347,8 +356,12 @@ pub fn table(r: &SimResults) -> String {
         r.progress_unit
     ));
     if !r.ends.is_empty() {
-        let ends: Vec<String> = r.ends.iter().map(|(k, n)| format!("{k} {n} ({})", pct(mean(*n, r.games)))).collect();
-        s.push_str(&format!("ends: {}\n", ends.join(", ")));
+        let show = |(k, n): (&String, &u64)| format!("{k} {n} ({})", pct(mean(*n, r.games)));
+        let guards: Vec<String> = r.ends.iter().filter(|(k, _)| *k != "natural").map(show).collect();
+        match r.ends.get_key_value("natural") {
+            Some(natural) => s.push_str(&format!("ends: {}; guard ends: {}\n", show(natural), guards.join(", "))),
+            None => s.push_str(&format!("ends: {}\n", guards.join(", "))),
+        }
     }
     s
 }

@@ -191,7 +191,7 @@ fn shards_merged_equal_one_unsharded_run() {
     assert_eq!(v["ends"]["max_turns"], 5);
     // The table of merged results prints.
     let table = ok(&["merge", path_str(&paths[0]), path_str(&paths[1]), path_str(&paths[2])]);
-    assert!(table.contains("ends: max_turns 5"), "{table}");
+    assert!(table.contains("ends: natural 0 (0.0%); guard ends: max_turns 5 (100.0%), passes 0 (0.0%)"), "{table}");
 }
 
 #[test]
@@ -213,7 +213,9 @@ fn merge_refuses_overlapping_or_different_runs() {
 #[test]
 fn simulate_prints_the_table_with_intervals_lengths_and_ends() {
     let out = ok(&["simulate", "caravan", "-p", "2", "-n", "4", "--config", r#"{"max_turns": 20}"#]);
-    for needle in ["by agent", "by seat", "95% interval", "mean score", "mean length", "turns", "ends: max_turns 4"] {
+    for needle in
+        ["by agent", "by seat", "95% interval", "mean score", "mean length", "turns", "guard ends: max_turns 4"]
+    {
         assert!(out.contains(needle), "missing `{needle}` in\n{out}");
     }
     let out = ok(&["simulate", "korovan", "-n", "10", "--fixed-seats"]);
