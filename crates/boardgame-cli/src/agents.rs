@@ -134,3 +134,43 @@ pub fn entrant<G: CliGame>(spec: AgentSpec) -> Result<Entrant<G>, CliError> {
     check::<G>(spec)?;
     Ok(Entrant::new(spec.to_string(), move || build::<G>(spec).unwrap_or_else(|_| Box::new(RandomAgent))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boardgame_kit::testgame::HiddenNim;
+
+    #[test]
+    fn names_round_trip_and_budgets_parse() {
+        for name in ["random", "heuristic", "ismcts:2000", "flatmc:50", "ismcts:250ms", "flatmc:1500us"] {
+            let spec: AgentSpec = name.parse().unwrap();
+            assert_eq!(spec.to_string(), name);
+        }
+        assert_eq!("ismcts".parse::<AgentSpec>().unwrap(), AgentSpec::IsMcts(Budget::Iterations(DEFAULT_ITERATIONS)));
+        assert_eq!("ismcts:2s".parse::<AgentSpec>().unwrap(), AgentSpec::IsMcts(Budget::Time(Duration::from_secs(2))));
+        for bad in ["", "randy", "random:3", "ismcts:0", "ismcts:x", "ismcts:5h", "flatmc:-1", "heuristic:9"] {
+            let err = bad.parse::<AgentSpec>().unwrap_err();
+            assert!(err.contains(&format!("`{}`", bad.trim())), "{err}");
+        }
+        assert!("chess".parse::<AgentSpec>().unwrap_err().starts_with("unknown agent `chess`"));
+    }
+
+    #[test]
+    fn one_agent_fills_every_seat_otherwise_one_per_seat() {
+        let one = parse_list("random").unwrap();
+        assert_eq!(fit(&one, 4, "seats").unwrap().len(), 4);
+        let three = parse_list("random,ismcts:5,flatmc:5").unwrap();
+        assert_eq!(fit(&three, 3, "seats").unwrap(), three);
+        assert!(matches!(fit(&three, 4, "seats"), Err(CliError::Usage(_))));
+        assert!(matches!(parse_list("random,,random"), Err(CliError::Usage(_))));
+    }
+
+    #[test]
+    fn an_engine_without_a_heuristic_says_unknown_agent() {
+        match build::<HiddenNim>(AgentSpec::Heuristic) {
+            Err(CliError::Usage(m)) => assert!(m.starts_with("unknown agent `heuristic`"), "{m}"),
+            _ => panic!("nim has no heuristic agent"),
+        }
+        assert!(build::<HiddenNim>(AgentSpec::IsMcts(Budget::Iterations(3))).is_ok());
+    }
+}

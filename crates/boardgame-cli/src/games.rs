@@ -243,8 +243,11 @@ impl CliGame for Caravan {
         }
     }
 
+    /// Turns played, the one a natural end interrupts included (C-7.1 ends
+    /// the game mid-turn; the guard ends after a whole turn).
     fn progress(&self) -> u64 {
-        u64::from(self.turn_index())
+        let cut_short = Caravan::end_kind(self) == Some(EndKind::Natural);
+        u64::from(self.turn_index()) + u64::from(cut_short)
     }
 
     fn end_kind(&self) -> Option<&'static str> {

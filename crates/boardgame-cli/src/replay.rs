@@ -156,3 +156,18 @@ fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool) -> 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_names_the_first_lost_step() {
+        assert_eq!(cut_step(r#"{"engine": "x", "actions": [1, 2, 3"#), Some((2, false)));
+        assert_eq!(cut_step(r#"{"engine": "x", "actions": [1, 2, "#), Some((2, false)));
+        assert_eq!(cut_step(r#"{"engine": "x", "actions": ["#), Some((0, false)));
+        assert_eq!(cut_step(r#"{"engine": "x", "actions": [1, 2, 3]"#), Some((3, true)));
+        assert_eq!(cut_step(r#"{"engine": "x", "actions": []"#), Some((0, true)));
+        assert_eq!(cut_step(r#"{"engine": "x", "conf"#), None);
+    }
+}

@@ -457,3 +457,69 @@ pub fn merge(args: MergeArgs) -> Result<(), CliError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_seed_range() {
+        for games in [0u64, 1, 7, 100, 1001] {
+            for k in 1..=5u64 {
+                let mut next = 3;
+                for i in 0..k {
+                    let r = shard_range(3, games, Some(Shard { index: i, count: k })).unwrap();
+                    assert_eq!(r.start, next, "shards are contiguous");
+                    next = r.end;
+                }
+                assert_eq!(next, 3 + games, "shards cover every game");
+            }
+        }
+        assert!(shard_range(u64::MAX, 2, None).is_err());
+    }
+
+    #[test]
+    fn shard_notation() {
+        assert_eq!(parse_shard("1/4"), Ok(Shard { index: 1, count: 4 }));
+        for bad in ["4/4", "0/0", "1", "a/b", "-1/3", "1/4/5"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+    }
+
+    fn results(seeds: [u64; 2], wins: u64) -> SimResults {
+        let stats =
+            |name: &str| EntrantStats { name: name.into(), games: seeds[1] - seeds[0], wins, draws: 1, score_sum: 5 };
+        SimResults {
+            format: RESULTS_FORMAT.into(),
+            engine: "nim".into(),
+            rules_version: 1,
+            config: serde_json::json!({"stones": 5}),
+            agents: vec!["random".into(), "random".into()],
+            rotate_seats: true,
+            seeds: vec![seeds],
+            games: seeds[1] - seeds[0],
+            by_agent: vec![stats("random"), stats("random")],
+            by_seat: vec![stats("seat 0"), stats("seat 1")],
+            length_sum: 10,
+            progress_unit: "turns".into(),
+            progress_sum: 4,
+            ends: BTreeMap::from([("natural".to_string(), 1)]),
+        }
+    }
+
+    #[test]
+    fn merging_adds_sums_and_joins_adjacent_ranges() {
+        let mut acc = results([10, 20], 3);
+        merge_into(&mut acc, &results([0, 10], 2)).unwrap();
+        assert_eq!(acc.seeds, vec![[0, 20]]);
+        assert_eq!((acc.games, acc.length_sum, acc.progress_sum), (20, 20, 8));
+        assert_eq!((acc.by_agent[0].wins, acc.by_seat[1].draws, acc.ends["natural"]), (5, 2, 2));
+        merge_into(&mut acc, &results([30, 40], 0)).unwrap();
+        assert_eq!(acc.seeds, vec![[0, 20], [30, 40]]);
+        let err = merge_into(&mut acc, &results([35, 36], 0)).unwrap_err();
+        assert!(err.contains("overlap"), "{err}");
+        let mut other = results([50, 60], 0);
+        other.agents[1] = "ismcts:5".into();
+        assert!(merge_into(&mut acc, &other).unwrap_err().contains("different agents"));
+    }
+}
