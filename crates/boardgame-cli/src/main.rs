@@ -47,9 +47,22 @@ impl From<std::io::Error> for CliError {
     }
 }
 
+const EXAMPLES: &str = "\
+Games: korovan (3-9 players), caravan (2-4 players).
+Agents: random, heuristic, ismcts:N, flatmc:N (N iterations per move, or a time such as 200ms).
+
+Examples:
+  boardgame simulate all                                   both games, 1000 random games each
+  boardgame simulate caravan -p 2 -n 200 -a ismcts:1000,random
+  boardgame simulate korovan -n 100000 --shard 0/4 --json > part0.json   (then: boardgame merge part*.json)
+  boardgame play korovan --players 5 --agents ismcts:500 --record game.json
+  boardgame replay game.json --step
+  boardgame perft caravan --players 2 --depth 4
+  boardgame bench";
+
 /// Play, simulate, replay and measure the Korovan and Caravan engines.
 #[derive(Parser, Debug)]
-#[command(name = "boardgame", version, about, long_about = None, propagate_version = true)]
+#[command(name = "boardgame", version, about, long_about = None, propagate_version = true, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -27,9 +27,9 @@ pub const RESULTS_FORMAT: &str = "boardgame-simulate/1";
 /// What `simulate` plays: one game or every game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Target {
-    /// Korovan.
+    /// Korovan: 3 to 9 players, hidden ambushes on the caravan's route.
     Korovan,
-    /// Caravan.
+    /// Caravan: 2 to 4 players, camel chains delivering goods.
     Caravan,
     /// Every game, each with its default number of players.
     All,
@@ -232,7 +232,7 @@ fn simulate<G: CliGame>(args: &SimulateArgs) -> Result<SimResults, CliError> {
 
     let bar = if !args.quiet && std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(seeds.end - seeds.start);
-        let style = ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} games, {per_sec}, eta {eta}")
+        let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})")
             .map(|s| s.progress_chars("=> "))
             .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
