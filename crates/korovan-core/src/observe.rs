@@ -237,6 +237,13 @@ fn render(f: &mut fmt::Formatter<'_>, o: &KorovanObservation, viewer: Option<usi
         Some(v) => writeln!(f, "Korovan, seen by seat {v}")?,
         None => writeln!(f, "Korovan (full table)")?,
     }
+    if o.phase == Phase::Over {
+        write!(f, "{n} players, game over after {} rounds; cows:", o.round)?;
+        for (s, c) in o.cows.iter().enumerate().take(n) {
+            write!(f, " s{s}={c}")?;
+        }
+        return Ok(());
+    }
     writeln!(
         f,
         "{n} players, round {} (lap {}), driver seat {}, phase {}, {turn}",
@@ -284,6 +291,20 @@ fn render(f: &mut fmt::Formatter<'_>, o: &KorovanObservation, viewer: Option<usi
         write!(f, "   hand {hand}")?;
         if let Some(p) = o.peeks.get(usize::from(r)).copied().flatten() {
             write!(f, "   peeked {}.{}", p / 3 + 1, p % 3)?;
+        }
+        writeln!(f)?;
+    }
+    if o.scouted != 0 || o.spied != 0 {
+        write!(f, "targets:")?;
+        for c in 0..24u32 {
+            if o.scouted & (1 << c) != 0 {
+                write!(f, " scout {}.{}", c / 3 + 1, c % 3)?;
+            }
+        }
+        for r in 0..8u32 {
+            if o.spied & (1 << r) != 0 {
+                write!(f, " spy {}", r + 1)?;
+            }
         }
         writeln!(f)?;
     }
