@@ -102,62 +102,75 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
     let mut chances = G::ChanceList::default();
     let mut legal = G::ActionList::default();
     let bound = G::max_game_length(&config);
-    let mut quit = false;
-    loop {
-        if record.actions.len() > bound {
-            return Err(CliError::Runtime(format!("the game did not end within its bound of {bound} actions")));
-        }
-        let action = match state.turn() {
-            Turn::Terminal => break,
-            Turn::Chance => {
-                let Some(a) = sample_chance(&state, &mut chance_rng, &mut chances) else {
-                    return Err(CliError::Runtime("a chance node listed no outcome".into()));
-                };
-                if is_visible(&state, a, me) {
-                    writeln!(out, "chance: {a}")?;
-                }
-                a
+    // Whatever happens in the game (the end, a quit, an error), the record
+    // of what was played is written.
+    let mut file = match &args.record {
+        Some(path) => Some((
+            path,
+            std::fs::File::create(path)
+                .map_err(|e| CliError::Runtime(format!("cannot write the record to {}: {e}", path.display())))?,
+        )),
+        None => None,
+    };
+    let mut game = || -> Result<bool, CliError> {
+        loop {
+            if record.actions.len() > bound {
+                return Err(CliError::Runtime(format!("the game did not end within its bound of {bound} actions")));
             }
-            Turn::Player(seat) if seat == me => {
-                state.legal_actions(&mut legal);
-                match ask::<G>(&state, me, &legal, input, out)? {
-                    Input::Act(a) => {
-                        writeln!(out, "seat {me} (you): {a}")?;
-                        a
+            let action = match state.turn() {
+                Turn::Terminal => return Ok(false),
+                Turn::Chance => {
+                    let Some(a) = sample_chance(&state, &mut chance_rng, &mut chances) else {
+                        return Err(CliError::Runtime("a chance node listed no outcome".into()));
+                    };
+                    if is_visible(&state, a, me) {
+                        writeln!(out, "chance: {a}")?;
                     }
-                    Input::Quit => {
-                        quit = true;
-                        break;
+                    a
+                }
+                Turn::Player(seat) if seat == me => {
+                    state.legal_actions(&mut legal);
+                    match ask::<G>(&state, me, &legal, input, out)? {
+                        Input::Act(a) => {
+                            writeln!(out, "seat {me} (you): {a}")?;
+                            a
+                        }
+                        Input::Quit => return Ok(true),
                     }
                 }
-            }
-            Turn::Player(seat) => {
-                let (Some(Some(bot)), Some(rng)) = (bots.get_mut(seat), rngs.get_mut(seat)) else {
-                    return Err(CliError::Runtime(format!("no agent for seat {seat}")));
-                };
-                let a = bot.act(&state, seat, rng);
-                if let Err(e) = state.validate(a) {
-                    return Err(CliError::Runtime(format!(
-                        "seat {seat} ({}) chose an illegal action: {e}",
-                        bot.name()
-                    )));
+                Turn::Player(seat) => {
+                    let (Some(Some(bot)), Some(rng)) = (bots.get_mut(seat), rngs.get_mut(seat)) else {
+                        return Err(CliError::Runtime(format!("no agent for seat {seat}")));
+                    };
+                    let a = bot.act(&state, seat, rng);
+                    if let Err(e) = state.validate(a) {
+                        return Err(CliError::Runtime(format!(
+                            "seat {seat} ({}) chose an illegal action: {e}",
+                            bot.name()
+                        )));
+                    }
+                    if is_visible(&state, a, me) {
+                        writeln!(out, "seat {seat} ({}): {a}", bot.name())?;
+                    } else {
+                        writeln!(out, "seat {seat} ({}) played a hidden action", bot.name())?;
+                    }
+                    a
                 }
-                if is_visible(&state, a, me) {
-                    writeln!(out, "seat {seat} ({}): {a}", bot.name())?;
-                } else {
-                    writeln!(out, "seat {seat} ({}) played a hidden action", bot.name())?;
-                }
-                a
+            };
+            let mine = state.turn() == Turn::Player(me);
+            state.apply(action).map_err(|e| CliError::Runtime(e.to_string()))?;
+            record.actions.push(G::action_id(&config, action));
+            if args.watch && !mine && !state.is_terminal() {
+                writeln!(out, "{}", state.render_view(me))?;
             }
-        };
-        let mine = state.turn() == Turn::Player(me);
-        state.apply(action).map_err(|e| CliError::Runtime(e.to_string()))?;
-        record.actions.push(G::action_id(&config, action));
-        if args.watch && !mine && !state.is_terminal() {
-            writeln!(out, "{}", state.render_view(me))?;
         }
+    };
+    let result = game();
+    if let Some((path, file)) = &mut file {
+        file.write_all((record.to_json() + "\n").as_bytes())
+            .map_err(|e| CliError::Runtime(format!("cannot write the record to {}: {e}", path.display())))?;
     }
-
+    let quit = result?;
     if quit {
         writeln!(out, "You left the game after {} actions.", record.actions.len())?;
     } else {
@@ -175,8 +188,6 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
         }
     }
     if let Some(path) = &args.record {
-        std::fs::write(path, record.to_json() + "\n")
-            .map_err(|e| CliError::Runtime(format!("cannot write the record to {}: {e}", path.display())))?;
         writeln!(out, "Record written to {}.", path.display())?;
     }
     Ok(())

@@ -424,6 +424,11 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1() {
     let o = run(&["play", "korovan", "-p", "2"], "");
     assert!(stderr(&o).contains("players must be between 3 and 9, got 2"), "{}", stderr(&o));
 
+    let o = run(&["play", "nim", "--record", "/nonexistent/dir/record.json"], "1\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot write the record"), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("Your actions"), "refused before the game starts");
+
     let o = run(&["replay", "/nonexistent/record.json"], "");
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stderr(&o).trim_end().lines().count(), 1);
