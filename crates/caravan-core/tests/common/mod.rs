@@ -49,21 +49,30 @@ fn manhattan(a: Square, b: Square) -> i32 {
     (i32::from(a.row()) - i32::from(b.row())).abs() + (i32::from(a.col()) - i32::from(b.col())).abs()
 }
 
-/// The squares of `p`'s camels connected to `from` (C-5.3 chains).
-fn component(s: &Caravan, p: usize, from: Square) -> Vec<Square> {
-    let occ: Vec<Square> = s.camels_on_board(p).map(|(q, _)| q).collect();
-    let mut comp = vec![from];
-    let mut i = 0;
-    while i < comp.len() {
-        let c = comp[i];
-        for &q in &occ {
-            if manhattan(q, c) == 1 && !comp.contains(&q) {
-                comp.push(q);
-            }
+fn flood(set: u64, from: u64) -> u64 {
+    const FULL: u64 = (1 << 49) - 1;
+    let col_a: u64 = (0..7).map(|r| 1u64 << (7 * r)).sum();
+    let col_g = col_a << 6;
+    let mut comp = from & set;
+    loop {
+        let nb = (comp << 7) | (comp >> 7) | ((comp << 1) & !col_a) | ((comp >> 1) & !col_g);
+        let next = (comp | (nb & FULL)) & set;
+        if next == comp {
+            return comp;
         }
-        i += 1;
+        comp = next;
     }
-    comp
+}
+
+fn min_distance(bb: u64, to: Square) -> i32 {
+    let mut b = bb;
+    let mut best = 99;
+    while b != 0 {
+        let i = b.trailing_zeros() as u8;
+        b &= b - 1;
+        best = best.min(manhattan(Square::from_index(i).unwrap(), to));
+    }
+    best
 }
 
 /// The biased driver's evaluation of `s` for `p`: deliveries first, then
@@ -71,26 +80,33 @@ fn component(s: &Caravan, p: usize, from: Square) -> Vec<Square> {
 fn value(s: &Caravan, p: usize) -> i32 {
     let board = s.config().board;
     let mut v = 1000 * s.delivered_count(p) as i32;
+    let mut occ = 0u64;
+    let mut unladen = 0u64;
+    for (q, c) in s.camels_on_board(p) {
+        occ |= 1 << q.index();
+        if c == Cargo::Empty {
+            unladen |= 1 << q.index();
+        }
+    }
     let mut laden = 0;
     for (square, cargo) in s.camels_on_board(p) {
         if let Some(k) = cargo.kind() {
             laden += 1;
             let city = board.city(k);
-            let comp = component(s, p, square);
-            let reach = comp.iter().map(|&q| manhattan(q, city)).min().unwrap_or(99);
+            let reach = min_distance(flood(occ, 1 << square.index()), city);
             v -= 3 * reach + manhattan(square, city);
         }
     }
     v += 40 * laden.min(2);
     if laden < 2 {
-        // walk an unladen camel towards a good lying on a numbered space
-        let near = (1..=8u8)
-            .filter(|&n| s.lying(n).is_some())
-            .filter_map(|n| board.space(n))
-            .flat_map(|g| s.camels_on_board(p).filter(|(_, c)| *c == Cargo::Empty).map(move |(q, _)| manhattan(q, g)))
-            .min()
-            .unwrap_or(8);
-        v -= near;
+        // bring an unladen camel to a good lying on a numbered space
+        let mut goods = 0u64;
+        for n in 1..=8u8 {
+            if let (Some(_), Some(g)) = (s.lying(n), board.space(n)) {
+                goods |= 1 << g.index();
+            }
+        }
+        v -= if goods & unladen != 0 { 0 } else { 1 };
     }
     v
 }
