@@ -1,0 +1,136 @@
+//! Criterion benchmarks of both engines over a fixed set of positions.
+//!
+//! Positions (documented in docs/performance.md): for each engine and player
+//! count, the game played by uniform random agents from seed 1 (the kit's
+//! driver scheme: chance from `GameRng::new(1).child(0)`, decisions uniform
+//! from a second stream) is cut at three points: **opening** — the first
+//! player decision; **middle** — the first player decision at or after half
+//! the game's length; **late** — the first at or after 90% of it.
+//!
+//! Run: `cargo bench --bench engines` (add a filter such as `korovan/5`).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use boardgames::caravan::{Caravan, CaravanConfig};
+use boardgames::kit::{Game, GameRng, Turn, perft, playout, sample_chance};
+use boardgames::korovan::{Korovan, KorovanConfig};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+/// The random game of `seed`, as the list of states before each action.
+fn game_states<G: Game>(config: &G::Config, seed: u64) -> Vec<G> {
+    let mut state = G::new_game(config).expect("bench configs are valid");
+    let root = GameRng::new(seed);
+    let mut chance = root.child(0);
+    let mut pick = root.child(1);
+    let mut list = G::ActionList::default();
+    let mut chances = G::ChanceList::default();
+    let mut states = Vec::new();
+    loop {
+        states.push(state.clone());
+        let a = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Chance => sample_chance(&state, &mut chance, &mut chances).expect("chance node has outcomes"),
+            Turn::Player(_) => {
+                state.legal_actions(&mut list);
+                list[pick.index(list.len())]
+            }
+        };
+        state.apply_unchecked(a);
+    }
+    states
+}
+
+/// Opening, middle and late positions (player decisions) of seed 1's game.
+fn positions<G: Game>(config: &G::Config) -> [(&'static str, G); 3] {
+    let states = game_states::<G>(config, 1);
+    let at = |from: usize| {
+        states[from.min(states.len() - 1)..]
+            .iter()
+            .find(|s| matches!(s.turn(), Turn::Player(_)))
+            .cloned()
+            .expect("a decision remains")
+    };
+    let n = states.len();
+    [("opening", at(0)), ("middle", at(n / 2)), ("late", at(n * 9 / 10))]
+}
+
+/// Mean actions per random game over the seeds `0..games` (for throughput).
+fn mean_game_length<G: Game>(config: &G::Config, games: u64) -> u64 {
+    let total: usize = (0..games)
+        .map(|seed| {
+            let mut s = G::new_game(config).expect("valid");
+            playout(&mut s, &mut GameRng::new(seed), usize::MAX)
+        })
+        .sum();
+    (total as u64 / games).max(1)
+}
+
+fn bench_engine<G: Game>(c: &mut Criterion, label: &str, config: G::Config, perft_depths: &[usize]) {
+    let positions = positions::<G>(&config);
+    let mut group = c.benchmark_group(label);
+    group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    let mut list = G::ActionList::default();
+    for (name, state) in &positions {
+        group.throughput(Throughput::Elements(1));
+        group.bench_with_input(BenchmarkId::new("legal_actions", name), state, |b, s| {
+            b.iter(|| {
+                black_box(s).legal_actions(&mut list);
+                black_box(list.len())
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("clone", name), state, |b, s| b.iter(|| black_box(black_box(s).clone())));
+        state.legal_actions(&mut list);
+        let action = list[list.len() / 2];
+        group.bench_with_input(BenchmarkId::new("apply_checked", name), state, |b, s| {
+            b.iter_batched_ref(|| s.clone(), |t| black_box(t.apply(black_box(action))), criterion::BatchSize::SmallInput)
+        });
+        group.bench_with_input(BenchmarkId::new("apply_unchecked", name), state, |b, s| {
+            b.iter_batched_ref(|| s.clone(), |t| t.apply_unchecked(black_box(action)), criterion::BatchSize::SmallInput)
+        });
+        let mut tensor = vec![0f32; G::observation_tensor_len(&config)];
+        group.bench_with_input(BenchmarkId::new("observation_tensor", name), state, |b, s| {
+            b.iter(|| black_box(s.write_observation_tensor(0, &mut tensor)))
+        });
+        for &depth in perft_depths {
+            let nodes = perft(state, depth);
+            group.throughput(Throughput::Elements(nodes));
+            group.bench_with_input(BenchmarkId::new(format!("perft{depth}"), name), state, |b, s| {
+                b.iter(|| perft(black_box(s), depth))
+            });
+        }
+    }
+    // full random playouts: every action counted, chance included
+    let seeds = 64;
+    let mean = mean_game_length::<G>(&config, seeds);
+    let start = G::new_game(&config).expect("valid");
+    group.throughput(Throughput::Elements(mean));
+    group.bench_function("random_playout", |b| {
+        b.iter_custom(|iters| {
+            let t0 = Instant::now();
+            for i in 0..iters {
+                let mut s = start.clone();
+                black_box(playout(&mut s, &mut GameRng::new(i % seeds), usize::MAX));
+            }
+            t0.elapsed()
+        })
+    });
+    group.finish();
+}
+
+fn korovan(c: &mut Criterion) {
+    for players in [3, 5, 9] {
+        let config = KorovanConfig { players, ..KorovanConfig::default() };
+        bench_engine::<Korovan>(c, &format!("korovan/{players}"), config, &[2, 4]);
+    }
+}
+
+fn caravan(c: &mut Criterion) {
+    for players in [2, 3, 4] {
+        let config = CaravanConfig { players, ..CaravanConfig::default() };
+        bench_engine::<Caravan>(c, &format!("caravan/{players}"), config, &[1, 2]);
+    }
+}
+
+criterion_group!(benches, korovan, caravan);
+criterion_main!(benches);

@@ -1,0 +1,129 @@
+//! Zero heap allocation in the hot paths (issue "Performance").
+//!
+//! A counting global allocator counts allocations made by this thread while
+//! counting is on. After a warm-up game, complete random games of every
+//! engine — legal-action generation, chance sampling, checked `apply`,
+//! `clone`, and the observation tensor of every seat written into a caller
+//! buffer at every step — must perform **zero** allocations.
+//!
+//! `unsafe` is needed to implement `GlobalAlloc`; it only forwards to the
+//! system allocator. This file is a test, not library code.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use boardgames::caravan::{Caravan, CaravanConfig};
+use boardgames::kit::testgame::{HiddenNim, NimConfig};
+use boardgames::kit::{Game, GameRng, Turn, sample_chance};
+use boardgames::korovan::{Korovan, KorovanConfig};
+
+struct Counting;
+
+thread_local! {
+    static ON: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards every call unchanged to the system allocator; the
+// thread-local cells are const-initialised and never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if ON.with(|on| on.get()) {
+            COUNT.with(|c| c.set(c.get() + 1));
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if ON.with(|on| on.get()) {
+            COUNT.with(|c| c.set(c.get() + 1));
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Plays one complete random game with every hot-path call; returns actions.
+fn full_game<G: Game>(config: &G::Config, rng: &mut GameRng, tensor: &mut [f32]) -> usize {
+    let Ok(mut state) = G::new_game(config) else { return 0 };
+    let mut list = G::ActionList::default();
+    let mut chances = G::ChanceList::default();
+    let mut steps = 0;
+    loop {
+        for seat in 0..state.num_players() {
+            let _ = state.write_observation_tensor(seat, tensor);
+        }
+        let action = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Chance => match sample_chance(&state, rng, &mut chances) {
+                Some(a) => a,
+                None => break,
+            },
+            Turn::Player(_) => {
+                state.legal_actions(&mut list);
+                list[rng.index(list.len())]
+            }
+        };
+        let copy = state.clone();
+        if state.apply(action).is_err() || copy == state {
+            // every action changes the state; reaching here is a bug
+            return usize::MAX;
+        }
+        steps += 1;
+    }
+    steps
+}
+
+fn assert_no_allocations<G: Game>(config: G::Config, games: usize) {
+    let mut tensor = vec![0f32; G::observation_tensor_len(&config)];
+    let mut rng = GameRng::new(99);
+    // warm-up (lazy statics, first-use initialisation)
+    assert!(full_game::<G>(&config, &mut rng, &mut tensor) > 0);
+    COUNT.with(|c| c.set(0));
+    ON.with(|on| on.set(true));
+    let mut actions = 0usize;
+    for _ in 0..games {
+        actions = actions.saturating_add(full_game::<G>(&config, &mut rng, &mut tensor));
+    }
+    ON.with(|on| on.set(false));
+    let count = COUNT.with(|c| c.get());
+    assert!(actions > games && actions < usize::MAX / 2, "games were played ({actions} actions)");
+    assert_eq!(count, 0, "{} made {count} allocations over {games} games ({actions} actions)", G::NAME);
+}
+
+#[test]
+fn the_counter_counts() {
+    ON.with(|on| on.set(true));
+    let v = std::hint::black_box(vec![1u8; 10]);
+    ON.with(|on| on.set(false));
+    assert_eq!(v.len(), 10);
+    assert!(COUNT.with(|c| c.get()) >= 1);
+}
+
+#[test]
+fn hidden_nim_allocates_nothing() {
+    assert_no_allocations::<HiddenNim>(NimConfig { stones: 20 }, 200);
+}
+
+#[test]
+fn korovan_allocates_nothing() {
+    for players in [3, 5, 9] {
+        let config = KorovanConfig { players, ..KorovanConfig::default() };
+        assert_no_allocations::<Korovan>(config, 30);
+    }
+}
+
+#[test]
+fn caravan_allocates_nothing() {
+    for players in [2, 3, 4] {
+        let config = CaravanConfig { players, ..CaravanConfig::default() };
+        assert_no_allocations::<Caravan>(config, 3);
+    }
+}
