@@ -52,7 +52,7 @@ Games: korovan (3-9 players), caravan (2-4 players).
 Agents: random, heuristic, ismcts:N, flatmc:N (N iterations per move, or a time such as 200ms).
 
 Examples:
-  boardgame simulate all                                   both games, 1000 random games each
+  boardgame demo                                           both games, 1000 games each (= simulate all)
   boardgame simulate caravan -p 2 -n 200 -a ismcts:1000,random
   boardgame simulate korovan -n 100000 --shard 0/4 --json > part0.json   (then: boardgame merge part*.json)
   boardgame play korovan --players 5 --agents ismcts:500 --record game.json
@@ -70,6 +70,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// A short simulation of both games with the defaults (`simulate all`).
+    Demo(simulate::DemoArgs),
     /// Play a game in the terminal against bots.
     Play(play::PlayArgs),
     /// Play many seeded games between agents and print their results.
@@ -89,16 +91,17 @@ enum Command {
 pub struct GameOpts {
     /// Number of players (the rules' default when omitted).
     #[arg(long, short = 'p')]
-    players: Option<usize>,
+    pub(crate) players: Option<usize>,
     /// Configuration fields as a JSON object laid over the rules' defaults,
     /// e.g. '{"max_turns": 200}'.
     #[arg(long, value_name = "JSON")]
-    config: Option<String>,
+    pub(crate) config: Option<String>,
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Play(a) => play::run(a),
+        Command::Demo(a) => simulate::demo(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Merge(a) => simulate::merge(a),
         Command::Replay(a) => replay::run(a),

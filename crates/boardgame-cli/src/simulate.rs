@@ -102,6 +102,39 @@ pub struct SimulateArgs {
     quiet: bool,
 }
 
+/// Arguments of `boardgame demo`.
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Games per game.
+    #[arg(long, short = 'n', default_value_t = 1000)]
+    games: u64,
+    /// Worker threads (default: every core). Results do not depend on it.
+    #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// Runs `boardgame demo`: `simulate all` with the defaults.
+///
+/// # Errors
+/// As [`run`].
+pub fn demo(args: DemoArgs) -> Result<(), CliError> {
+    run(SimulateArgs {
+        game: Target::All,
+        opts: GameOpts { players: None, config: None },
+        games: args.games,
+        agents: "random".into(),
+        seed: 0,
+        threads: args.threads,
+        shard: None,
+        json: false,
+        fixed_seats: false,
+        quiet: args.quiet,
+    })
+}
+
 /// Arguments of `boardgame merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {

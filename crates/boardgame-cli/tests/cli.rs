@@ -225,9 +225,12 @@ fn simulate_prints_the_table_with_intervals_lengths_and_ends() {
 /// The README's main command, with small counts.
 #[test]
 fn the_main_command_simulates_both_games() {
-    let out = ok(&["simulate", "all", "-n", "6"]);
+    let out = ok(&["demo", "-n", "6"]);
     assert!(out.contains("korovan ·") && out.contains("caravan ·"), "{out}");
     assert!(out.contains("ends:"), "{out}");
+    let same = ok(&["simulate", "all", "-n", "6", "-t", "1"]);
+    let tables = |s: &str| s.lines().filter(|l| !l.contains("games in")).map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(tables(&out), tables(&same));
 }
 
 #[test]
