@@ -78,7 +78,8 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
             bots.push(None);
             names.push("human".to_string());
         } else if let Some(spec) = spec_iter.next() {
-            let agent = agents::build::<G>(spec)?;
+            let mut agent = agents::build::<G>(spec)?;
+            agent.reset();
             names.push(agent.name());
             bots.push(Some(agent));
         }
