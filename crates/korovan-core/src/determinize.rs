@@ -56,7 +56,7 @@ pub(crate) fn determinize(s: &Korovan, observer: usize, rng: &mut GameRng) -> Re
     }
     let known = s.known_cells(observer);
     let hands = s.known_hands(observer);
-    for r in 0..s.laid {
+    for r in 0..s.laid.min(8) {
         let shift = u32::from(r) * 3;
         let kmask = (known >> shift) & 7;
         if kmask == 7 {
@@ -92,6 +92,9 @@ fn sample_hand(s: &mut Korovan, rng: &mut GameRng) {
     let p = s.played;
     let h = usize::from(s.hand_count);
     const W: usize = MAX_HAND as usize + 1;
+    if h >= W {
+        return; // only after an illegal apply_unchecked
+    }
     // f[k][t]: weight of the kinds k..6 holding t cards in total
     let mut f = [[0u128; W]; 7];
     f[6][0] = 1;

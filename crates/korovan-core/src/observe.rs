@@ -85,10 +85,10 @@ impl KorovanObservation {
         }
         let laid = state.laid_mask();
         let known = state.known_cells(seat) & laid;
-        let rows_laid_mask = ((1u16 << state.laid) - 1) as u8;
+        let rows_laid_mask = 1u32.wrapping_shl(u32::from(state.laid.min(8))).wrapping_sub(1) as u8;
         let hand_known = state.known_hands(seat) & rows_laid_mask;
         let mut hand_ambush = 0u8;
-        for r in 0..state.laid {
+        for r in 0..state.laid.min(8) {
             if hand_known & (1 << r) != 0 && state.row_ambushes(r) == 1 {
                 hand_ambush |= 1 << r;
             }
@@ -144,10 +144,11 @@ impl KorovanObservation {
             }
         };
         one(usize::from(self.observer)); // 0..9
-        one(9 + usize::from(self.players) - 1); // 9..18
+        one((8 + usize::from(self.players)).min(17)); // 9..18
         one(18 + usize::from(self.driver)); // 18..27
         match self.turn {
-            Turn::Player(p) => one(27 + p), // 27..36
+            Turn::Player(p) if p < MAX_PLAYERS => one(27 + p), // 27..36
+            Turn::Player(_) => {}
             Turn::Chance => one(36),
             Turn::Terminal => one(37),
         }
@@ -162,16 +163,16 @@ impl KorovanObservation {
                 Phase::Over => 6,
             }); // 38..45
         if let Some(r) = self.current_row {
-            one(56 + usize::from(r) - 1); // 56..64
+            one((55 + usize::from(r)).clamp(56, 63)); // 56..64
         }
-        let laid = (1u32 << (u32::from(self.rows_laid) * 3)) - 1;
+        let laid = 1u32.wrapping_shl(u32::from(self.rows_laid.min(8)) * 3).wrapping_sub(1);
         let token_cell = match (self.current_row, self.token) {
-            (Some(r), Some(p)) => 1u32 << ((u32::from(r) - 1) * 3 + u32::from(p)),
+            (Some(r), Some(p)) => 1u32.wrapping_shl(u32::from(r.wrapping_sub(1)) * 3 + u32::from(p)),
             _ => 0,
         };
         let mut peeked = 0u32;
         for p in self.peeks.iter().flatten() {
-            peeked |= 1 << p;
+            peeked |= 1u32.wrapping_shl(u32::from(*p));
         }
         let planes = [
             laid,
@@ -191,9 +192,9 @@ impl KorovanObservation {
             }
         }
         let own_row = if self.observer != self.driver && self.phase != Phase::Over {
-            let n = u32::from(self.players);
-            let r = (u32::from(self.observer) + n - u32::from(self.driver) - 1) % n;
-            if r < u32::from(self.rows_laid) { 1u8 << r } else { 0 }
+            let n = u32::from(self.players).max(1);
+            let r = (u32::from(self.observer) + 2 * n - u32::from(self.driver) % n - 1) % n;
+            if r < u32::from(self.rows_laid) { 1u8.wrapping_shl(r) } else { 0 }
         } else {
             0
         };
@@ -205,8 +206,8 @@ impl KorovanObservation {
                 }
             }
         }
-        for (i, &c) in self.cows.iter().enumerate() {
-            out[45 + i] = f32::from(c); // 45..54
+        for (x, &c) in out[45..54].iter_mut().zip(self.cows.iter()) {
+            *x = f32::from(c); // 45..54
         }
         out[54] = f32::from(self.round);
         out[55] = f32::from(self.lap);
@@ -264,8 +265,8 @@ fn render(f: &mut fmt::Formatter<'_>, o: &KorovanObservation, viewer: Option<usi
     if o.played.total() > 0 {
         writeln!(f, "played this round: {}", o.played)?;
     }
-    for r in 0..o.rows_laid {
-        let owner = (usize::from(o.driver) + 1 + usize::from(r)) % n;
+    for r in 0..o.rows_laid.min(8) {
+        let owner = (usize::from(o.driver) + 1 + usize::from(r)) % n.max(1);
         let here = o.current_row == Some(r + 1);
         write!(f, "{} row {} (s{owner}):", if here { ">" } else { " " }, r + 1)?;
         for p in 0..3u8 {
@@ -334,9 +335,9 @@ impl fmt::Display for Korovan {
         let laid = self.laid_mask();
         o.known = laid;
         o.known_ambush = self.ambush & laid;
-        o.hand_known = ((1u16 << self.laid) - 1) as u8;
+        o.hand_known = 1u32.wrapping_shl(u32::from(self.laid.min(8))).wrapping_sub(1) as u8;
         o.hand_ambush = 0;
-        for r in 0..self.laid {
+        for r in 0..self.laid.min(8) {
             if self.row_ambushes(r) == 1 {
                 o.hand_ambush |= 1 << r;
             }

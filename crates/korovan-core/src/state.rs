@@ -297,7 +297,7 @@ impl Korovan {
 
     #[inline]
     pub(crate) fn laid_mask(&self) -> u32 {
-        (1u32 << (u32::from(self.laid) * 3)) - 1
+        1u32.wrapping_shl(u32::from(self.laid.min(8)) * 3).wrapping_sub(1) & 0x00FF_FFFF
     }
 
     /// What `seat` knows beyond face-up cards (K-8.2, K-8.3).
@@ -457,7 +457,7 @@ impl Korovan {
     /// Face-down cells of the current and later rows (helper targets).
     #[inline]
     fn ahead_face_down(&self) -> u32 {
-        self.laid_mask() & !self.face_up & (u32::MAX << (u32::from(self.row) * 3))
+        self.laid_mask() & !self.face_up & u32::MAX.wrapping_shl(u32::from(self.row) * 3)
     }
 
     #[inline]
@@ -619,7 +619,7 @@ impl Game for Korovan {
             }
             Phase::Peek => {
                 // K-4.2: any card of the rows already laid
-                for c in 0..usize::from(self.laid) * 3 {
+                for c in 0..usize::from(self.laid.min(8)) * 3 {
                     out.push(KorovanAction::Peek { row: CELL_ROW[c], pos: CELL_POS[c] });
                 }
             }

@@ -307,3 +307,48 @@ fn k8_6_determinized_hand_follows_the_deal() {
     }
     assert_eq!(seen.len(), 3); // {0} is Ambush at 0: {0}, {0,1}, {0,2}
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
+
+    /// `apply_unchecked` of any action, legal or not, never panics, and nor
+    /// do the queries on the (meaningless) state it leaves.
+    #[test]
+    fn apply_unchecked_never_panics(seed in any::<u64>(), n in 3u8..=9) {
+        let c = config(n, 1, 0);
+        let mut rng = GameRng::new(seed);
+        for g in game_states(&c, seed).iter().step_by(23) {
+            for id in 0..NUM_ACTIONS as u32 {
+                let mut h = *g;
+                h.apply_unchecked(KorovanAction::from_id(id).unwrap());
+                let mut l = Default::default();
+                h.legal_actions(&mut l);
+                let _ = h.turn();
+                let _ = h.outcome();
+                let _ = h.to_string();
+                let seat = id as usize % usize::from(n);
+                let _ = tensor(&h, seat);
+                let _ = h.observation(seat).unwrap().to_string();
+                let _ = h.determinize(seat, &mut rng);
+            }
+        }
+    }
+}
+
+/// A hand-made, malformed observation still writes a tensor and renders.
+#[test]
+fn malformed_observations_do_not_panic() {
+    let g = Korovan::new_game(&KorovanConfig::default()).unwrap();
+    let mut o = g.observation(1).unwrap();
+    o.players = 0;
+    o.observer = 200;
+    o.driver = 250;
+    o.rows_laid = 200;
+    o.current_row = Some(0);
+    o.token = Some(9);
+    o.turn = Turn::Player(usize::MAX);
+    o.peeks = [Some(255); 8];
+    let mut t = vec![0.0; TENSOR_LEN];
+    o.write_tensor(&mut t).unwrap();
+    let _ = o.to_string();
+}
