@@ -53,6 +53,14 @@ pub enum IllegalReason {
     /// K-5.3: one switch per step, plus one per SecondThought.
     #[error("no switch is left in this step")]
     NoSwitchLeft,
+    /// The decision belongs to another seat (or to chance).
+    #[error("seat {seat} is not to act ({to_act})")]
+    NotYourTurn {
+        /// The seat that tried to act.
+        seat: usize,
+        /// Who is to act, in words.
+        to_act: &'static str,
+    },
 }
 
 /// Every error of the engine.

@@ -181,6 +181,35 @@ impl Korovan {
         Ok(s)
     }
 
+    /// Plays `action` on behalf of `seat`: like [`Game::apply`], but also
+    /// refuses an action by a seat whose decision it is not (chance outcomes
+    /// are never a seat's to play).
+    ///
+    /// ```
+    /// use boardgame_kit::Game;
+    /// use korovan_core::{Korovan, KorovanConfig};
+    /// let mut game = Korovan::new_game(&KorovanConfig { hand_size: Some(0), ..Default::default() }).unwrap();
+    /// assert!(game.apply_for(2, "lay 0".parse().unwrap()).is_err()); // seat 1 lays first
+    /// game.apply_for(1, "lay 0".parse().unwrap()).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// [`KorovanError::Illegal`] with [`IllegalReason::NotYourTurn`] when
+    /// `seat` is not to act, or the reason the action is illegal; the state is
+    /// then unchanged.
+    pub fn apply_for(&mut self, seat: usize, action: KorovanAction) -> Result<(), KorovanError> {
+        let to_act = match self.turn() {
+            Turn::Player(p) if p == seat => None,
+            Turn::Player(_) => Some("another seat decides"),
+            Turn::Chance => Some("the deal is chance"),
+            Turn::Terminal => Some("the game is over"),
+        };
+        if let Some(to_act) = to_act {
+            return Err(KorovanError::Illegal { action, reason: IllegalReason::NotYourTurn { seat, to_act } });
+        }
+        self.apply(action)
+    }
+
     // ----- public accessors -------------------------------------------------
 
     /// The phase of the round.

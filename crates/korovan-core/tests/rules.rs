@@ -896,3 +896,23 @@ fn errors_say_why() {
     let mut buf = [0.0f32; 5];
     assert!(g.write_observation_tensor(0, &mut buf).is_err());
 }
+
+#[test]
+fn k9_3_a_competitor_cannot_tell_the_drivers_hand_from_the_deck() {
+    // same hand size, different kinds: competitors' observations agree
+    let a = journey(4, &[1, 2, 4], hand(Helper::Guard, 2));
+    let b = journey(4, &[1, 2, 4], hand(Helper::Scout, 1).with(Helper::Spy, 1));
+    for seat in 1..4 {
+        assert_eq!(a.observation(seat).unwrap(), b.observation(seat).unwrap());
+    }
+    assert_ne!(a.observation(0).unwrap(), b.observation(0).unwrap());
+}
+
+#[test]
+fn the_wrong_player_is_refused() {
+    let mut g = journey(3, &[1, 1], HelperCounts::NONE);
+    let e = g.apply_for(1, "place 0".parse().unwrap()).unwrap_err();
+    assert!(matches!(e, KorovanError::Illegal { reason: IllegalReason::NotYourTurn { seat: 1, .. }, .. }));
+    assert!(e.to_string().contains("seat 1 is not to act"), "{e}");
+    g.apply_for(0, "place 0".parse().unwrap()).unwrap();
+}
