@@ -7,11 +7,10 @@ use crate::action::{Action, action_space};
 use crate::board::KINDS;
 use crate::config::CaravanConfig;
 use crate::error::CaravanError;
+use crate::list::ActionList;
 use crate::observation::{CaravanObservation, TENSOR_LEN};
-use crate::state::{ACTION_LIST_CAPACITY, Caravan};
+use crate::state::Caravan;
 
-/// The legal-action list of Caravan (capacity: see [`ACTION_LIST_CAPACITY`]).
-pub type ActionList = ArrayVec<Action, ACTION_LIST_CAPACITY>;
 /// The chance-outcome list: at most one outcome per kind of goods.
 pub type ChanceList = ArrayVec<ChanceOutcome<Action>, KINDS>;
 

@@ -1,12 +1,13 @@
 //! [`Caravan`]: the state of a game, its move generation and its transitions.
 
-use arrayvec::ArrayVec;
+use boardgame_kit::ActionBuffer;
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, END_ID, GOOD_BASE, MOVE_BASE, PICK_BASE, STEAL_BASE, SUPPLY_FROM};
 use crate::board::{Bits, FULL, KINDS, Kind, SPACES, SQUARES, Square, flood};
 use crate::config::CaravanConfig;
 use crate::error::Illegal;
+use crate::list::ActionList;
 use crate::setup::CaravanSetup;
 
 /// The capacity of [`crate::ActionList`], by the worst case of C-5:
@@ -198,9 +199,16 @@ impl Caravan {
     #[inline]
     fn replace(&mut self, p: usize, old: u16, new: u16) {
         let arr = &mut self.camels[p];
-        if let Some(i) = arr.iter().position(|&k| k == old) {
+        if let Some(mut i) = arr.iter().position(|&k| k == old) {
             arr[i] = new;
-            arr.sort_unstable();
+            while i > 0 && arr[i - 1] > arr[i] {
+                arr.swap(i - 1, i);
+                i -= 1;
+            }
+            while i + 1 < MAX_CAMELS && arr[i + 1] < arr[i] {
+                arr.swap(i, i + 1);
+                i += 1;
+            }
         }
         self.refresh(p);
     }
@@ -352,7 +360,7 @@ impl Caravan {
 
     /// The legal actions, written into `out` (see [`boardgame_kit::Game::legal_actions`]).
     #[inline]
-    pub(crate) fn generate(&self, out: &mut ArrayVec<Action, ACTION_LIST_CAPACITY>) {
+    pub(crate) fn generate(&self, out: &mut ActionList) {
         out.clear();
         if self.end.is_some() {
             return;
@@ -367,19 +375,28 @@ impl Caravan {
         }
         let p = self.to_move();
         let sq = SQUARES as u32;
-        // C-5.1: cost 1 to a free square, 2 to an occupied one.
-        let targets = if self.left >= 2 { FULL } else { FULL & !self.occupied() };
+        // C-5.1: cost 1 to a free square, 2 to an occupied one. With two
+        // actions left every other square is a target: ids of one source are
+        // then two runs, written in bulk.
         let un = self.unladen[p];
-        if self.supply[p] > 0 {
-            let base = MOVE_BASE + SUPPLY_FROM * sq;
-            for t in Bits(targets) {
-                out.push(Action::raw(base + u32::from(t)));
+        let all = SQUARES as u32;
+        if self.left >= 2 {
+            if self.supply[p] > 0 {
+                out.push_run(MOVE_BASE + SUPPLY_FROM * sq, SQUARES);
             }
-        }
-        for s in Bits(un) {
-            let base = MOVE_BASE + u32::from(s) * sq;
-            for t in Bits(targets & !(1u64 << s)) {
-                out.push(Action::raw(base + u32::from(t)));
+            for s in Bits(un) {
+                let base = MOVE_BASE + u32::from(s) * sq;
+                out.push_run(base, usize::from(s));
+                out.push_run(base + u32::from(s) + 1, (all - u32::from(s) - 1) as usize);
+            }
+        } else {
+            let free = FULL & !self.occupied();
+            if self.supply[p] > 0 {
+                out.push_mask(MOVE_BASE + SUPPLY_FROM * sq, free);
+            }
+            for s in Bits(un) {
+                // a source square is occupied, so never in `free`
+                out.push_mask(MOVE_BASE + u32::from(s) * sq, free);
             }
         }
         // C-5.2
@@ -414,9 +431,7 @@ impl Caravan {
                 t &= !(1u64 << loc); // a good on top cannot stay in its square
             }
             let base = GOOD_BASE + ((u32::from(loc) * KINDS as u32 + kind) * 2 + u32::from(under)) * sq;
-            for x in Bits(t) {
-                out.push(Action::raw(base + u32::from(x)));
-            }
+            out.push_mask(base, t);
         }
         // C-5.5
         if self.theft[p] > 0 {
