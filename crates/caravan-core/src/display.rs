@@ -14,8 +14,9 @@ impl fmt::Display for Caravan {
     /// terrain — `@R1` the city that wants R1, `#3` numbered space 3 with the
     /// good lying there (`#3 C2`) and its demand markers (`*1`). The second
     /// shows the camels, each as its seat's digit and a mark: `.` unladen,
-    /// `^` a good on top, `v` a good under. A list of carried goods, the
-    /// players' scores and piles and whose turn it is follow.
+    /// `^C1` a good on top, `vC1` a good under (a full cell ends in `+`;
+    /// the `carried:` line lists every laden camel). The players' scores,
+    /// piles and markers and whose turn it is follow.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = usize::from(self.config.players);
         let board = &self.config.board;
@@ -74,12 +75,11 @@ impl fmt::Display for Caravan {
                 for p in 0..n {
                     for (s, cargo) in self.camels_on_board(p) {
                         if s == sq {
-                            let mark = match cargo {
-                                Cargo::Empty => '.',
-                                Cargo::Top(_) => '^',
-                                Cargo::Under(_) => 'v',
+                            let _ = match cargo {
+                                Cargo::Empty => write!(b, "{p}."),
+                                Cargo::Top(k) => write!(b, "{p}^{k}"),
+                                Cargo::Under(k) => write!(b, "{p}v{k}"),
                             };
-                            let _ = write!(b, "{p}{mark}");
                         }
                     }
                 }
@@ -129,6 +129,10 @@ impl fmt::Display for Caravan {
                 if self.turn() == Turn::Player(p) { "  <- to move" } else { "" }
             )?;
         }
+        writeln!(
+            f,
+            "(@K city wanting K, #n numbered space [good, *markers]; camels: seat + . unladen, ^K good on top, vK good under)"
+        )?;
         let _ = SPACES;
         Ok(())
     }
