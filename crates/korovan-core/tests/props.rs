@@ -352,3 +352,60 @@ fn malformed_observations_do_not_panic() {
     o.write_tensor(&mut t).unwrap();
     let _ = o.to_string();
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, .. ProptestConfig::default() })]
+
+    /// K-1.2 and K-8.5 on the kit's arbitrary reachable states.
+    #[test]
+    fn kit_reachable_states_keep_the_invariants(
+        g in (3u8..=9).prop_flat_map(|n| boardgame_kit::strategy::reachable_state::<Korovan>(config(n, 1, 0), 400))
+    ) {
+        check_invariants(&g);
+        let mut rng = GameRng::new(u64::from(g.round()));
+        for seat in 0..g.num_players() {
+            let d = g.determinize(seat, &mut rng).unwrap();
+            prop_assert_eq!(tensor(&g, seat), tensor(&d, seat));
+        }
+    }
+}
+
+/// The tensor follows the layout of docs/encoding-korovan.md.
+#[test]
+fn tensor_layout_matches_the_documentation() {
+    let mut s = journey_setup(4, 1, &[1, 3, 6], HelperCounts::NONE.with(Helper::Guard, 2).with(Helper::Spy, 1));
+    s.cows = vec![3, 6, 5, 6];
+    s.rows[1].face_up = [false, true, false];
+    s.helper_hand = HelperCounts::NONE.with(Helper::Guard, 2);
+    s.played = HelperCounts::NONE.with(Helper::Spy, 1);
+    s.rows[2].spied = true;
+    // one Flare was needed for the face-up card: move it into the config's hand
+    s.config.hand_size = Some(4);
+    s.played = s.played.with(Helper::Flare, 1);
+    let g = Korovan::from_setup(&s).unwrap();
+    assert_eq!(g.driver(), 3); // round 1: seat 0 − 1
+    let t = tensor(&g, 3);
+    assert_eq!(t[3], 1.0); // observer 3
+    assert_eq!(t[9 + 3], 1.0); // 4 players
+    assert_eq!(t[18 + 3], 1.0); // driver 3
+    assert_eq!(t[27 + 3], 1.0); // seat 3 to act
+    assert_eq!(t[38 + 3], 1.0); // phase place
+    assert_eq!(&t[45..49], &[3.0, 6.0, 5.0, 6.0]); // cows
+    assert_eq!((t[54], t[55]), (1.0, 0.0)); // round, lap
+    assert_eq!(t[56], 1.0); // current row 1
+    assert_eq!(t[64..73].iter().sum::<f32>(), 9.0); // 9 cells laid
+    assert_eq!(t[88 + 4], 1.0); // cell 2.1 face up
+    assert_eq!(t[112 + 4], 1.0); // and an Ambush (row 2 = {0,1})
+    assert_eq!(t[208], 1.0); // rows 2 and 3 peeked at 1.0 (journey setups)
+    assert_eq!(t[256 + 2], 0.0); // row 3 = {1,2}: hand card Empty
+    assert_eq!(t[264 + 2], 1.0); // spied: known Empty
+    assert_eq!(t[272 + 2], 1.0); // row 3 spied
+    assert_eq!((t[288], t[289], t[290]), (1.0, 0.0, 2.0));
+    assert_eq!(t[291 + 4], 2.0); // two Guards in the driver's hand
+    assert_eq!((t[297 + 1], t[297 + 2]), (1.0, 1.0)); // Spy and Flare played
+    // a competitor sees no hand and its own row
+    let t1 = tensor(&g, 1);
+    assert_eq!(t1[291..297].iter().sum::<f32>(), 0.0);
+    assert_eq!(t1[280 + 1], 1.0); // seat 1 owns row 2 (driver 3: rows 0, 1, 2)
+    assert_eq!(t1[264 + 2], 0.0); // the spy's result is the driver's
+}
