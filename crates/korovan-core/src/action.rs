@@ -1,26 +1,7 @@
 //! [`KorovanAction`]: every decision and chance outcome, with stable ids and
 //! a readable notation.
 //!
-//! The action space is fixed for 9 players, so an id never depends on N:
-//!
-//! | ids | action | notation |
-//! |---|---|---|
-//! | 0..6 | `Deal(kind)` (chance, K-3.1) | `deal scout` |
-//! | 6..30 | `Peek { row 1..=8, pos 0..=2 }` (K-4.2) | `peek 2.1` |
-//! | 30..36 | `Lay(ambush set)` (K-4.3) | `lay 0+2` |
-//! | 36..39 | `Place(pos)` (K-5.1) | `place 1` |
-//! | 39..42 | `Switch(pos)` (K-5.3) | `switch 2` |
-//! | 42 | `Reveal` (K-5.4) | `reveal` |
-//! | 43..67 | `Scout { row, pos }` | `scout 3.0` |
-//! | 67..75 | `Spy { row }` | `spy 4` |
-//! | 75..99 | `Flare { row, pos }` | `flare 2.2` |
-//! | 99 | `SecondThought` | `second` |
-//! | 100 | `Guard` | `guard` |
-//! | 101 | `Haggle` | `haggle` |
-//! | 102 | `Pay` | `pay` |
-//!
-//! Rows are numbered 1..N−1 in laying order, as in K-4.1; positions 0, 1, 2.
-//! Within a row-and-position block the id is `base + (row − 1)·3 + pos`.
+//! See [`KorovanAction`] for the id table.
 
 use std::fmt;
 use std::str::FromStr;
@@ -114,6 +95,27 @@ impl fmt::Display for AmbushSet {
 
 /// One action of Korovan: a chance outcome or a player's decision. Rows are
 /// numbered 1..=N−1 (K-4.1), positions 0..=2.
+///
+/// The action space is fixed for 9 players, so an id never depends on N:
+///
+/// | ids | action | notation |
+/// |---|---|---|
+/// | 0..6 | `Deal(kind)` (chance, K-3.1) | `deal scout` |
+/// | 6..30 | `Peek { row 1..=8, pos 0..=2 }` (K-4.2) | `peek 2.1` |
+/// | 30..36 | `Lay(ambush set)` (K-4.3) | `lay 0+2` |
+/// | 36..39 | `Place(pos)` (K-5.1) | `place 1` |
+/// | 39..42 | `Switch(pos)` (K-5.3) | `switch 2` |
+/// | 42 | `Reveal` (K-5.4) | `reveal` |
+/// | 43..67 | `Scout { row, pos }` | `scout 3.0` |
+/// | 67..75 | `Spy { row }` | `spy 4` |
+/// | 75..99 | `Flare { row, pos }` | `flare 2.2` |
+/// | 99 | `SecondThought` | `second` |
+/// | 100 | `Guard` | `guard` |
+/// | 101 | `Haggle` | `haggle` |
+/// | 102 | `Pay` | `pay` |
+///
+/// Rows are numbered 1..N−1 in laying order, as in K-4.1; positions 0, 1, 2.
+/// Within a row-and-position block the id is `base + (row − 1)·3 + pos`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum KorovanAction {
     /// Chance: the driver draws a helper of this kind (K-3.1).

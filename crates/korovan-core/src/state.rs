@@ -839,6 +839,11 @@ impl Game for Korovan {
         obs.write_tensor(out)
     }
 
+    /// K-8.6: every row the observer does not fully know is redrawn uniformly
+    /// among the layouts that agree with what it saw (cards and hand cards);
+    /// for a competitor, the driver's hand is redrawn with weight
+    /// `Π_k C(D_k, r_k + p_k)` (D the deck composition, p the helpers played
+    /// this round). The observer's observation is unchanged.
     fn determinize(&self, observer: usize, rng: &mut GameRng) -> Result<Self, KorovanError> {
         crate::determinize::determinize(self, observer, rng)
     }
