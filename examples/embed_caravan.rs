@@ -65,7 +65,7 @@ fn main() {
 
     while !game.is_terminal() {
         // Show the board at the start of every 15th turn.
-        if game.turn_index() % 15 == 0 && game.turn_index() != last_shown {
+        if game.turn_index().is_multiple_of(15) && game.turn_index() != last_shown {
             last_shown = game.turn_index();
             println!("{game}");
         }

@@ -63,11 +63,11 @@ impl ActionBuffer<Action> for ActionList {
     }
     #[inline]
     fn push(&mut self, item: Action) {
-        if self.len < ACTION_LIST_CAPACITY {
-            if let Some(slot) = self.buf.get_mut(self.len) {
-                *slot = item;
-                self.len += 1;
-            }
+        if self.len < ACTION_LIST_CAPACITY
+            && let Some(slot) = self.buf.get_mut(self.len)
+        {
+            *slot = item;
+            self.len += 1;
         }
     }
     #[inline]

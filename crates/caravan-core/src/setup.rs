@@ -109,10 +109,10 @@ impl CaravanSetup {
     /// Takes the good lying on space `number` back into the bag.
     #[must_use]
     pub fn clear_space(mut self, number: u8) -> CaravanSetup {
-        if let Some(i) = usize::from(number).checked_sub(1).filter(|&i| i < SPACES) {
-            if let Some(k) = self.lying[i].take() {
-                self.bag[k as usize] += 1;
-            }
+        if let Some(i) = usize::from(number).checked_sub(1).filter(|&i| i < SPACES)
+            && let Some(k) = self.lying[i].take()
+        {
+            self.bag[k as usize] += 1;
         }
         self
     }
@@ -199,10 +199,10 @@ impl Caravan {
                     max: config.camels,
                 });
             }
-            if let Cargo::Top(k) = c.cargo {
-                if config.board.city(k) == c.square {
-                    return Err(SetupError::Undelivered { kind: k.to_string(), square: c.square.to_string() });
-                }
+            if let Cargo::Top(k) = c.cargo
+                && config.board.city(k) == c.square
+            {
+                return Err(SetupError::Undelivered { kind: k.to_string(), square: c.square.to_string() });
             }
             if let Some(k) = c.cargo.kind() {
                 count[k as usize] += 1;

@@ -318,25 +318,22 @@ impl Caravan {
     /// Every good in the game, wherever it is (C-1.3: always 48): bag,
     /// lying, carried and delivered, per kind.
     pub fn goods_by_kind(&self) -> [u32; KINDS] {
-        let mut n = [0u32; KINDS];
-        for k in 0..KINDS {
-            n[k] = u32::from(self.bag[k]);
-        }
+        let mut n = self.bag.map(u32::from);
         for &v in &self.lying {
             if let Some(k) = usize::from(v).checked_sub(1) {
                 n[k & 7] += 1;
             }
         }
-        for p in 0..MAX_PLAYERS {
-            for &key in &self.camels[p] {
-                if key != NO_CAMEL {
-                    if let Some(k) = Cargo::from_code(key & 0xFF).kind() {
-                        n[k as usize] += 1;
-                    }
+        for (camels, pile) in self.camels.iter().zip(&self.delivered) {
+            for &key in camels {
+                if key != NO_CAMEL
+                    && let Some(k) = Cargo::from_code(key & 0xFF).kind()
+                {
+                    n[k as usize] += 1;
                 }
             }
-            for k in 0..KINDS {
-                n[k] += u32::from(self.delivered[p][k]);
+            for (total, &d) in n.iter_mut().zip(pile) {
+                *total += u32::from(d);
             }
         }
         n
