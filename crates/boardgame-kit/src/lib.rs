@@ -40,4 +40,6 @@ pub use game::{
 };
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};
 pub use rng::GameRng;
-pub use search::{Budget, EdgeStats, FlatMcAgent, IsMctsAgent, SearchStats, score_leader_returns};
+pub use search::{
+    Budget, EdgeStats, Evaluation, FlatMcAgent, IsMctsAgent, SearchStats, score_leader_returns, score_margin_returns,
+};

@@ -10,8 +10,8 @@ use std::time::Duration;
 use arrayvec::ArrayVec;
 use boardgame_kit::testgame::{HiddenNim, NimAction, NimConfig};
 use boardgame_kit::{
-    ActionId, Agent, Arena, Budget, ChanceOutcome, Entrant, FlatMcAgent, Game, GameRng, IsMctsAgent, Outcome,
-    RandomAgent, Seats, Turn, play_game, score_leader_returns,
+    ActionId, Agent, Arena, Budget, ChanceOutcome, Entrant, Evaluation, FlatMcAgent, Game, GameRng, IsMctsAgent,
+    Outcome, RandomAgent, Seats, Turn, play_game, score_leader_returns, score_margin_returns,
 };
 
 /// A HiddenNim state after dealing `cards` and playing `takes`.
@@ -32,9 +32,12 @@ fn search_agents() -> Vec<Box<dyn Agent<HiddenNim>>> {
         Box::new(IsMctsAgent::with_iterations(40).rollout_depth(2).exploration(1.4)),
         Box::new(IsMctsAgent::with_iterations(40).chance_branching(false).max_nodes(8)),
         Box::new(IsMctsAgent::with_iterations(30).rollout_agent(Box::new(RandomAgent))),
+        Box::new(IsMctsAgent::with_iterations(40).open_loop_others(true).rollout_depth(3)),
+        Box::new(IsMctsAgent::with_iterations(40).evaluation(Evaluation::ScoreMargin(2.0)).rollout_depth(1)),
         Box::new(IsMctsAgent::with_time(Duration::from_micros(200))),
         Box::new(FlatMcAgent::with_iterations(40)),
         Box::new(FlatMcAgent::with_iterations(30).rollout_depth(1)),
+        Box::new(FlatMcAgent::with_iterations(30).rollout_depth(2).evaluation(Evaluation::ScoreMargin(1.0))),
         Box::new(FlatMcAgent::with_time(Duration::from_micros(200))),
     ]
 }
@@ -337,6 +340,44 @@ fn score_leader_returns_share_the_lead_and_use_real_returns_at_the_end() {
     assert_eq!((end.score(0), end.score(1), tie), (3, 3, [0.5, 0.5]));
 }
 
+#[test]
+fn score_margin_returns_follow_the_margin_to_the_best_other_seat() {
+    let mut r = [7.0; 3];
+    let s = nim(5, [3, 1], &[]);
+    score_margin_returns(&s, 1.0, &mut r);
+    let up = 0.5 + 0.5 * 2f64.tanh();
+    assert!((r[0] - up).abs() < 1e-12 && (r[1] - (1.0 - up)).abs() < 1e-12 && r[2] == 0.0, "{r:?}");
+    // a larger scale flattens the values; a bad scale counts as 1
+    let mut flat = [0.0; 2];
+    score_margin_returns(&s, 10.0, &mut flat);
+    assert!(flat[0] > 0.5 && flat[0] < r[0]);
+    let mut bad = [0.0; 2];
+    score_margin_returns(&s, f64::NAN, &mut bad);
+    assert_eq!(bad[..], r[..2]);
+    // level scores are worth one half each; the end counts the real result
+    score_margin_returns(&nim(5, [2, 2 + 1], &[1, 1]), 1.0, &mut flat);
+    assert!(flat[1] > 0.5);
+    let end = nim(2, [2, 1], &[2]);
+    score_margin_returns(&end, 1.0, &mut flat);
+    assert_eq!(flat, [1.0, 0.0]);
+    let mut ev = [0.0; 2];
+    Evaluation::ScoreMargin(1.0).evaluate(&s, &mut ev);
+    assert_eq!(ev[..], r[..2]);
+    Evaluation::default().evaluate(&s, &mut ev);
+    assert_eq!(ev, [1.0, 0.0]);
+}
+
+#[test]
+fn truncated_rollouts_still_find_the_forced_win() {
+    for evaluation in [Evaluation::LeaderShare, Evaluation::ScoreMargin(2.0)] {
+        for seed in 0..4 {
+            let state = nim(7, [2, 1], &[1, 2]);
+            let mut agent = IsMctsAgent::with_iterations(300).rollout_depth(2).evaluation(evaluation);
+            assert_eq!(agent.act(&state, 0, &mut GameRng::new(seed)), NimAction::Take(1), "{evaluation:?}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Multi-player returns: "Kingmaker", three seats.
 //
@@ -484,6 +525,10 @@ fn each_seat_plays_for_its_own_returns() {
         // and right 1/4 to seat 0: the baseline is fooled, as expected.
         assert_eq!(flat.act(&start, 0, &mut GameRng::new(seed)), Pick(0));
     }
+    // Left out of the tree, seat 1 is modelled by the (random) rollout
+    // policy, under which left is better for seat 0, as for flat MC.
+    let mut open = IsMctsAgent::with_iterations(400).open_loop_others(true);
+    assert_eq!(open.act(&start, 0, &mut GameRng::new(1)), Pick(0), "{:?}", open.root_edges());
     let mut after_right = start;
     after_right.apply(Pick(1)).unwrap();
     let mut agent = IsMctsAgent::with_iterations(100);

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::rollout::Rollout;
+use super::rollout::{Evaluation, Rollout};
 use super::{Budget, BudgetClock, SearchStats, fallback_action};
 use crate::{Agent, Game, GameRng};
 
@@ -95,6 +95,14 @@ impl<G: Game> FlatMcAgent<G> {
     #[must_use]
     pub fn rollout_depth(mut self, depth: usize) -> Self {
         self.rollout.depth = Some(depth);
+        self
+    }
+
+    /// How rollouts cut short by [`FlatMcAgent::rollout_depth`] are scored
+    /// (default [`Evaluation::LeaderShare`]).
+    #[must_use]
+    pub fn evaluation(mut self, evaluation: Evaluation) -> Self {
+        self.rollout.evaluation = evaluation;
         self
     }
 

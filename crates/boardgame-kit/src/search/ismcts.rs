@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::rollout::Rollout;
+use super::rollout::{Evaluation, Rollout};
 use super::{Budget, BudgetClock, SearchStats, fallback_action};
 use crate::{ActionId, Agent, Game, GameRng, Turn, sample_chance};
 
@@ -120,6 +120,7 @@ pub struct IsMctsAgent<G: Game> {
     budget: Budget,
     exploration: f64,
     chance_branching: bool,
+    open_loop_others: bool,
     max_nodes: usize,
     rollout: Rollout<G>,
     nodes: Vec<Node<G::Action>>,
@@ -140,6 +141,7 @@ impl<G: Game> fmt::Debug for IsMctsAgent<G> {
             .field("budget", &self.budget)
             .field("exploration", &self.exploration)
             .field("chance_branching", &self.chance_branching)
+            .field("open_loop_others", &self.open_loop_others)
             .field("max_nodes", &self.max_nodes)
             .field("rollout", &self.rollout)
             .field("last", &self.last)
@@ -164,6 +166,7 @@ impl<G: Game> IsMctsAgent<G> {
             budget,
             exploration: Self::DEFAULT_EXPLORATION,
             chance_branching: true,
+            open_loop_others: false,
             max_nodes: Self::DEFAULT_MAX_NODES,
             rollout: Rollout::default(),
             nodes: Vec::new(),
@@ -218,6 +221,14 @@ impl<G: Game> IsMctsAgent<G> {
         self
     }
 
+    /// How rollouts cut short by [`IsMctsAgent::rollout_depth`] are scored
+    /// (default [`Evaluation::LeaderShare`]).
+    #[must_use]
+    pub fn evaluation(mut self, evaluation: Evaluation) -> Self {
+        self.rollout.evaluation = evaluation;
+        self
+    }
+
     /// Plays every rollout to the end of the game (the default).
     #[must_use]
     pub fn rollout_to_end(mut self) -> Self {
@@ -246,6 +257,20 @@ impl<G: Game> IsMctsAgent<G> {
     #[must_use]
     pub fn chance_branching(mut self, branch: bool) -> Self {
         self.chance_branching = branch;
+        self
+    }
+
+    /// Whether the other seats' decisions are left out of the tree (default
+    /// `false`). With `true` they are made by the rollout policy and the
+    /// tree stays at the same node, as at a pass-through chance node
+    /// ([`IsMctsAgent::chance_branching`]): the tree then holds only the
+    /// searching seat's own decisions, which are never conditioned on the
+    /// others' choices — some of which the seat may not see (an opponent
+    /// laying cards face down). The price: the others are modelled by the
+    /// rollout policy instead of by search.
+    #[must_use]
+    pub fn open_loop_others(mut self, open_loop: bool) -> Self {
+        self.open_loop_others = open_loop;
         self
     }
 
@@ -376,6 +401,14 @@ impl<G: Game> IsMctsAgent<G> {
                         c = n.next_sibling;
                     }
                     (a, found)
+                }
+                Turn::Player(p) if p != seat && self.open_loop_others => {
+                    let Some(a) = self.rollout.choose(&state, p, rng) else {
+                        break;
+                    };
+                    state.apply_unchecked(a);
+                    steps += 1;
+                    continue;
                 }
                 Turn::Player(p) => {
                     state.legal_actions(&mut self.list);

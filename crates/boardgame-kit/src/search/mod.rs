@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 pub use flat::FlatMcAgent;
 pub use ismcts::{EdgeStats, IsMctsAgent};
-pub use rollout::score_leader_returns;
+pub use rollout::{Evaluation, score_leader_returns, score_margin_returns};
 
 /// How much work a search agent does for one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

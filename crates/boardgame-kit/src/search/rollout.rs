@@ -43,6 +43,77 @@ pub fn score_leader_returns<G: Game>(state: &G, out: &mut [f64]) {
     }
 }
 
+/// Per-seat values of a state from score margins: a terminal state gets its
+/// real [`Game::returns`]; otherwise seat `i` gets
+/// `0.5 + 0.5·tanh((score_i − best score of the others) / scale)`, in
+/// `(0, 1)`: ½ when level with the best opponent, towards 1 when ahead by
+/// many multiples of `scale`, towards 0 when behind. `scale` is in score
+/// points (a non-positive or non-finite scale counts as 1). Entries of `out`
+/// past the number of players are set to 0. Allocation-free.
+///
+/// Unlike [`score_leader_returns`] it rewards a growing lead before the lead
+/// changes hands, which gives truncated rollouts of long games a signal.
+///
+/// ```
+/// use boardgame_kit::{score_margin_returns, Game, testgame::{HiddenNim, NimAction}};
+/// let mut s = HiddenNim::new_game(&Default::default()).unwrap();
+/// s.apply(NimAction::Deal(3)).unwrap();
+/// s.apply(NimAction::Deal(1)).unwrap();
+/// let mut r = [0.0; 2];
+/// score_margin_returns(&s, 2.0, &mut r);
+/// assert!((r[0] - (0.5 + 0.5 * 1f64.tanh())).abs() < 1e-12);
+/// assert!((r[0] + r[1] - 1.0).abs() < 1e-12); // two seats: symmetric
+/// ```
+pub fn score_margin_returns<G: Game>(state: &G, scale: f64, out: &mut [f64]) {
+    if state.is_terminal() {
+        state.returns(out);
+        return;
+    }
+    let scale = if scale.is_finite() && scale > 0.0 { scale } else { 1.0 };
+    let n = state.num_players().min(out.len());
+    out.iter_mut().for_each(|r| *r = 0.0);
+    // The best and second-best scores: the best other score of the leader
+    // is the second best, of everyone else the best.
+    let (mut best, mut second, mut best_seat) = (i32::MIN, i32::MIN, usize::MAX);
+    for s in 0..n {
+        let v = state.score(s);
+        if v > best {
+            second = best;
+            best = v;
+            best_seat = s;
+        } else if v > second {
+            second = v;
+        }
+    }
+    for (s, r) in out.iter_mut().enumerate().take(n) {
+        let other = if s == best_seat { second } else { best };
+        let margin = if other == i32::MIN { 0.0 } else { f64::from(state.score(s)) - f64::from(other) };
+        *r = 0.5 + 0.5 * (margin / scale).tanh();
+    }
+}
+
+/// How a rollout cut short by its depth limit is scored (a rollout that
+/// reaches the end of the game always gets the real [`Game::returns`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Evaluation {
+    /// [`score_leader_returns`]: 1 shared among the seats with the highest
+    /// [`Game::score`] (the default).
+    #[default]
+    LeaderShare,
+    /// [`score_margin_returns`] with this scale, in score points.
+    ScoreMargin(f64),
+}
+
+impl Evaluation {
+    /// Writes the per-seat values of `state` into `out`.
+    pub fn evaluate<G: Game>(&self, state: &G, out: &mut [f64]) {
+        match *self {
+            Evaluation::LeaderShare => score_leader_returns(state, out),
+            Evaluation::ScoreMargin(scale) => score_margin_returns(state, scale, out),
+        }
+    }
+}
+
 /// How a simulation is finished once it leaves the tree.
 pub(crate) struct Rollout<G: Game> {
     /// `None`: to the end of the game; `Some(d)`: at most `d` actions
@@ -50,6 +121,8 @@ pub(crate) struct Rollout<G: Game> {
     pub(crate) depth: Option<usize>,
     /// `None`: uniformly random legal actions; else this agent chooses.
     pub(crate) policy: Option<Box<dyn Agent<G>>>,
+    /// How a truncated rollout is scored.
+    pub(crate) evaluation: Evaluation,
     list: G::ActionList,
     chances: G::ChanceList,
 }
@@ -58,6 +131,7 @@ impl<G: Game> fmt::Debug for Rollout<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Rollout")
             .field("depth", &self.depth)
+            .field("evaluation", &self.evaluation)
             .field("policy", &self.policy.as_ref().map_or_else(|| "random".to_string(), |a| a.name()))
             .finish()
     }
@@ -65,11 +139,30 @@ impl<G: Game> fmt::Debug for Rollout<G> {
 
 impl<G: Game> Default for Rollout<G> {
     fn default() -> Self {
-        Rollout { depth: None, policy: None, list: G::ActionList::default(), chances: G::ChanceList::default() }
+        Rollout {
+            depth: None,
+            policy: None,
+            evaluation: Evaluation::LeaderShare,
+            list: G::ActionList::default(),
+            chances: G::ChanceList::default(),
+        }
     }
 }
 
 impl<G: Game> Rollout<G> {
+    /// The policy's action for `seat` in `state`: uniformly random, or the
+    /// policy agent's (replaced by a random legal action if illegal). `None`
+    /// when there is no legal action.
+    pub(crate) fn choose(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> Option<G::Action> {
+        match self.policy.as_mut() {
+            Some(agent) => choose(agent.as_mut(), &mut self.list, state, seat, rng),
+            None => {
+                state.legal_actions(&mut self.list);
+                self.list.get(rng.index(self.list.len())).copied()
+            }
+        }
+    }
+
     /// Plays `state` on (by the policy, chance by its weights) to the end or
     /// the depth limit and writes the per-seat returns into `out`. Returns
     /// the number of actions played.
@@ -87,19 +180,10 @@ impl<G: Game> Rollout<G> {
                             Some(a) => a,
                             None => break,
                         },
-                        Turn::Player(seat) => {
-                            let a = agent.act(state, seat, rng);
-                            if state.is_legal(a) {
-                                a
-                            } else {
-                                // A faulty policy must not corrupt the simulation.
-                                state.legal_actions(&mut self.list);
-                                match self.list.get(rng.index(self.list.len())) {
-                                    Some(&a) => a,
-                                    None => break,
-                                }
-                            }
-                        }
+                        Turn::Player(seat) => match choose(agent.as_mut(), &mut self.list, state, seat, rng) {
+                            Some(a) => a,
+                            None => break,
+                        },
                     };
                     state.apply_unchecked(action);
                     steps += 1;
@@ -107,7 +191,24 @@ impl<G: Game> Rollout<G> {
                 steps
             }
         };
-        score_leader_returns(state, out);
+        self.evaluation.evaluate(state, out);
         steps
     }
+}
+
+/// `agent`'s action for `seat`, or a random legal one if the agent's is
+/// illegal: a faulty policy must not corrupt a simulation.
+fn choose<G: Game>(
+    agent: &mut dyn Agent<G>,
+    list: &mut G::ActionList,
+    state: &G,
+    seat: usize,
+    rng: &mut GameRng,
+) -> Option<G::Action> {
+    let a = agent.act(state, seat, rng);
+    if state.is_legal(a) {
+        return Some(a);
+    }
+    state.legal_actions(list);
+    list.get(rng.index(list.len())).copied()
 }
