@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use boardgame_kit::{GameRng, Turn, playout, sample_chance};
+use boardgame_kit::{Agent, GameRng, IsMctsAgent, Turn, playout, sample_chance};
 use clap::Args;
 
 use crate::CliError;
@@ -40,8 +40,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     }
     writeln!(
         out,
-        "{:<9} {:>7} {:>16} {:>10} {:>10} {:>10} {:>10}",
-        "game", "players", "playout act/s", "games/s", "legal ns", "apply ns", "clone ns"
+        "{:<9} {:>7} {:>16} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "game", "players", "playout act/s", "games/s", "legal ns", "apply ns", "clone ns", "ismcts it/s"
     )?;
     for game in games {
         with_game!(game, G => {
@@ -53,14 +53,15 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
                 let row = bench::<G>(n, budget)?;
                 writeln!(
                     out,
-                    "{:<9} {:>7} {:>14.2} M {:>10.0} {:>10.1} {:>10.1} {:>10.1}",
+                    "{:<9} {:>7} {:>14.2} M {:>10.0} {:>10.1} {:>10.1} {:>10.1} {:>12.0}",
                     G::CLI_NAME,
                     n,
                     row.actions_per_sec / 1e6,
                     row.games_per_sec,
                     row.legal_ns,
                     row.apply_ns,
-                    row.clone_ns
+                    row.clone_ns,
+                    row.ismcts_per_sec
                 )?;
                 out.flush()?;
             }
@@ -69,7 +70,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     writeln!(
         out,
         "playout: uniformly random games from the start, every action counted (chance included); \
-         legal/apply/clone: per call over states sampled from such games; apply = clone+apply_unchecked minus clone"
+         legal/apply/clone: per call over states sampled from such games; apply = clone+apply_unchecked minus clone; \
+         ismcts: iterations per second of the kit's IsMctsAgent (random rollouts to the end) from those states"
     )?;
     Ok(())
 }
@@ -80,6 +82,7 @@ struct Row {
     legal_ns: f64,
     apply_ns: f64,
     clone_ns: f64,
+    ismcts_per_sec: f64,
 }
 
 /// Nanoseconds per call of `f` over `0..n`, repeated until `budget` passed.
@@ -100,6 +103,8 @@ fn per_call(budget: Duration, n: usize, mut f: impl FnMut(usize)) -> f64 {
 
 const SAMPLE_GAMES: u64 = 32;
 const MAX_POSITIONS: usize = 4096;
+/// Iterations per ISMCTS move in the search-speed measurement.
+const ISMCTS_ITERATIONS: u64 = 100;
 
 fn bench<G: CliGame>(players: usize, budget: Duration) -> Result<Row, CliError> {
     let config = build_config::<G>(Some(players), None)?;
@@ -157,11 +162,26 @@ fn bench<G: CliGame>(players: usize, budget: Duration) -> Result<Row, CliError> 
         s.apply_unchecked(*a);
         black_box(&s);
     });
+    // Information-set MCTS from the sampled decision states, in turn.
+    let mut agent = IsMctsAgent::<G>::with_iterations(ISMCTS_ITERATIONS);
+    let mut rng = GameRng::new(2);
+    let start = Instant::now();
+    for state in decisions.iter().cycle().take(decisions.len().max(1) * 1000) {
+        if let Turn::Player(seat) = state.turn() {
+            black_box(agent.act(state, seat, &mut rng));
+        }
+        if start.elapsed() >= budget {
+            break;
+        }
+    }
+    let ismcts_per_sec = agent.total_stats().iterations_per_second();
+
     Ok(Row {
         actions_per_sec: if secs > 0.0 { actions as f64 / secs } else { 0.0 },
         games_per_sec: if secs > 0.0 { games as f64 / secs } else { 0.0 },
         legal_ns,
         apply_ns: (clone_apply_ns - clone_ns).max(0.0),
         clone_ns,
+        ismcts_per_sec,
     })
 }
