@@ -114,3 +114,42 @@ impl ActionList {
         self.len = n.min(ACTION_LIST_CAPACITY);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(l: &ActionList) -> Vec<u32> {
+        l.iter().map(|a| a.id()).collect()
+    }
+
+    #[test]
+    fn runs_masks_and_pushes() {
+        let mut l = ActionList::default();
+        assert!(l.is_empty());
+        l.push_run(100, 3);
+        l.push(Action::END);
+        l.push_mask(200, 0b1011_0001);
+        l.push_run(7, 0);
+        assert_eq!(ids(&l), [100, 101, 102, 8, 200, 204, 205, 207]);
+        assert_eq!(format!("{l:?}").matches("Action(").count(), 8);
+        let copy = l.clone();
+        assert_eq!(copy, l);
+        l.clear();
+        assert!(l.is_empty());
+        assert_eq!(l.capacity(), ACTION_LIST_CAPACITY);
+    }
+
+    #[test]
+    fn never_grows_past_its_capacity() {
+        let mut l = ActionList::default();
+        for _ in 0..ACTION_LIST_CAPACITY / 40 + 2 {
+            l.push_run(17, 40);
+        }
+        assert_eq!(l.len(), ACTION_LIST_CAPACITY);
+        l.push(Action::END);
+        l.push_mask(0, u64::MAX >> 15);
+        assert_eq!(l.len(), ACTION_LIST_CAPACITY);
+        assert!(l.iter().all(|a| (17..57).contains(&a.id())));
+    }
+}

@@ -572,7 +572,7 @@ impl Caravan {
             self.space_markers[i] = 0;
             self.left = self.left.saturating_sub(1);
             if self.bag_total > 0 {
-                self.picks += 1;
+                self.picks = self.picks.saturating_add(1);
                 if self.picks >= 4 {
                     // C-6.1: markers on the goods still lying, then the empty
                     // spaces wait for draws; the turn goes on afterwards (C-9.2).
@@ -606,7 +606,7 @@ impl Caravan {
             self.replace(p, (from << 8) | cargo, from << 8);
             self.left = self.left.saturating_sub(1);
             if self.config.board.cities[kind as usize] == to as u8 {
-                self.delivered[p][kind as usize] += 1;
+                self.delivered[p][kind as usize] = self.delivered[p][kind as usize].saturating_add(1);
                 if self.bag_total == 0 {
                     self.finish(EndKind::Natural); // C-7.1, even mid-turn
                     return;
@@ -624,7 +624,7 @@ impl Caravan {
             self.replace(q, (s << 8) | (1 + kind), s << 8);
             self.replace(p, s << 8, (s << 8) | (9 + kind));
             self.theft[p] = self.theft[p].saturating_sub(1);
-            self.theft[q] += 1;
+            self.theft[q] = self.theft[q].saturating_add(1);
             self.left = self.left.saturating_sub(1);
         }
         if self.left == 0 {
@@ -635,11 +635,11 @@ impl Caravan {
     /// Ends the current turn (C-4.2) and checks the guards of C-7.2.
     fn end_turn(&mut self, pass: bool) {
         if pass && self.turn_index >= 4 {
-            self.passes += 1;
+            self.passes = self.passes.saturating_add(1);
         } else {
             self.passes = 0;
         }
-        self.turn_index += 1;
+        self.turn_index = self.turn_index.saturating_add(1);
         if self.passes >= self.config.players {
             self.finish(EndKind::Passes);
         } else if self.turn_index >= self.config.max_turns {

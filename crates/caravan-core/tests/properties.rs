@@ -183,6 +183,26 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// The kit's generic strategy of reachable states: C-8, nothing hidden,
+    /// so determinization is the identity and every seat's observation is
+    /// the whole position.
+    #[test]
+    fn reachable_states_observe_everything(
+        state in boardgame_kit::strategy::reachable_state::<Caravan>(CaravanConfig::with_players(4), 600)
+    ) {
+        check_invariants(&state)?;
+        let mut rng = GameRng::new(3);
+        for seat in 0..4 {
+            prop_assert_eq!(state.determinize(seat, &mut rng).unwrap(), state);
+            let obs = state.observation(seat).unwrap();
+            prop_assert_eq!(Caravan::from_setup(&obs.position).unwrap(), state);
+        }
+    }
+}
+
 #[test]
 fn biased_games_terminate_naturally_and_keep_invariants() {
     for (players, seed) in [(2u8, 10u64), (3, 11), (4, 12)] {

@@ -481,7 +481,7 @@ fn c5_6_actions_name_squares_and_are_canonical() {
 // ---------------------------------------------------------------- C-6
 
 #[test]
-fn c6_1_refill_after_the_fourth_pick_up_then_the_turn_goes_on() {
+fn c6_1_c9_2_refill_after_the_fourth_pick_up_then_the_turn_goes_on() {
     let mut setup = base(cfg(2), 4, 4).clear_space(1).clear_space(2).clear_space(3).camel(0, sq("b3"), Cargo::Empty);
     setup.picks_since_refill = 3;
     setup.space_markers = [0, 0, 0, 2, 0, 1, 1, 0];
@@ -506,7 +506,7 @@ fn c6_1_refill_after_the_fourth_pick_up_then_the_turn_goes_on() {
 }
 
 #[test]
-fn c6_2_exactly_ten_refills_in_a_biased_game() {
+fn c6_2_c9_3_exactly_ten_refills_in_a_biased_game() {
     for (players, seed) in [(2u8, 3u64), (3, 1), (4, 2)] {
         let config = CaravanConfig { players, max_turns: 2000, ..CaravanConfig::default() };
         let g = biased_game(config, seed, false);
@@ -616,7 +616,7 @@ fn c7_3_score_rare_6_common_3_marker_1() {
 }
 
 #[test]
-fn c7_4_held_penalty_variant() {
+fn c7_4_c9_4_held_penalty_variant() {
     let held = [Kind::C1, Kind::C2, Kind::C3, Kind::R1, Kind::R2];
     for (h, penalty) in [0, 0, 1, 3, 6, 10].iter().enumerate() {
         let mut setup = base(cfg(2), 4, 4).deliver(0, Kind::C4, 5);
@@ -668,7 +668,7 @@ fn c7_5_most_points_then_most_goods_then_draw() {
 // ---------------------------------------------------------------- C-8
 
 #[test]
-fn c8_observation_is_the_whole_state_and_determinization_a_copy() {
+fn c8_1_c8_2_observation_is_the_whole_state_and_determinization_a_copy() {
     let setup = base(cfg(3), 4, 4).camel(0, sq("b2"), Cargo::Top(Kind::R1)).camel(1, sq("f3"), Cargo::Under(Kind::C1));
     let s = game(&setup);
     for seat in 0..3 {
@@ -685,7 +685,7 @@ fn c8_observation_is_the_whole_state_and_determinization_a_copy() {
 }
 
 #[test]
-fn c8_tensor_layout() {
+fn c8_1_tensor_layout() {
     let setup = base(cfg(3), 4, 4).camel(0, sq("b2"), Cargo::Top(Kind::R1)).camel(1, sq("f3"), Cargo::Under(Kind::C1));
     let s = game(&setup);
     assert_eq!(Caravan::observation_tensor_shape(s.config()), vec![TENSOR_LEN]);
