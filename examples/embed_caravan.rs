@@ -64,8 +64,8 @@ fn main() {
     let mut last_shown = u32::MAX;
 
     while !game.is_terminal() {
-        // Show the board at the start of every 15th turn.
-        if game.turn_index().is_multiple_of(15) && game.turn_index() != last_shown {
+        // Show the board at the start of every 15th turn (after any draws).
+        if game.turn_index().is_multiple_of(15) && game.turn_index() != last_shown && game.turn() != Turn::Chance {
             last_shown = game.turn_index();
             println!("{game}");
         }
