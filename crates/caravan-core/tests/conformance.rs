@@ -71,12 +71,36 @@ fn after_setup(players: u8, seed: u64) -> Caravan {
     s
 }
 
+/// `naive_perft` with the first level split over the available cores.
+fn naive_perft_parallel(state: &Caravan, depth: usize) -> u64 {
+    let legal = naive_legal(state);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
+    let chunk = legal.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = legal
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|&a| {
+                            let mut s = *state;
+                            s.apply(a).expect("a validated action applies");
+                            naive_perft(&s, depth - 1)
+                        })
+                        .sum::<u64>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("no panic")).sum()
+    })
+}
+
 #[test]
 fn perft_depth_3_two_players_matches_naive_generator() {
     // The full depth-3 tree (≈ 238k leaves) of a fixed seed, every node's
     // list checked against a brute-force sweep of all 42k ids.
     let s = after_setup(2, 1);
-    assert_eq!(perft(&s, 3), naive_perft(&s, 3));
+    assert_eq!(perft(&s, 3), naive_perft_parallel(&s, 3));
 }
 
 #[test]
