@@ -5,7 +5,7 @@ use std::fmt::{self, Write as _};
 use boardgame_kit::{Game, Turn};
 
 use crate::board::{KINDS, Kind, SIDE, SPACES, Square};
-use crate::state::{Caravan, Cargo, allowance};
+use crate::state::{Caravan, Cargo, EndKind, allowance};
 
 const CELL: usize = 9;
 
@@ -23,9 +23,14 @@ impl fmt::Display for Caravan {
         match self.turn() {
             Turn::Terminal => writeln!(
                 f,
-                "Caravan: game over after {} turns ({:?} end)",
+                "Caravan: game over after {} turns ({} end)",
                 self.turn_index,
-                self.end.map_or("unknown".into(), |e| format!("{e:?}").to_lowercase())
+                match self.end {
+                    Some(EndKind::Natural) => "natural",
+                    Some(EndKind::MaxTurns) => "max_turns",
+                    Some(EndKind::Passes) => "passes",
+                    None => "unknown",
+                }
             )?,
             Turn::Chance => writeln!(
                 f,

@@ -569,6 +569,7 @@ fn c7_2_guard_max_turns() {
     play(&mut s, "end");
     assert_eq!(s.end_kind(), Some(EndKind::MaxTurns));
     assert_eq!(s.turn_index(), 10);
+    assert!(s.to_string().starts_with("Caravan: game over after 10 turns (max_turns end)"), "{s}");
     assert!(s.is_terminal());
 }
 
