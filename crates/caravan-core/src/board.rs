@@ -270,19 +270,18 @@ impl Board {
     /// # Errors
     /// [`ConfigError::OffGrid`] or [`ConfigError::Overlap`].
     pub fn validate(&self) -> Result<(), ConfigError> {
+        // item i < 8: the city of kind i; i >= 8: numbered space i - 7
+        let what = |i: usize| match Kind::from_index(i as u8) {
+            Some(kind) => format!("city of {kind}"),
+            None => format!("numbered space {}", i - KINDS + 1),
+        };
         let mut seen = 0u64;
-        let named = self
-            .cities
-            .iter()
-            .enumerate()
-            .map(|(k, &s)| (s, format_city(k)))
-            .chain(self.spaces.iter().enumerate().map(|(i, &s)| (s, format!("numbered space {}", i + 1))));
-        for (s, what) in named {
+        for (i, &s) in self.cities.iter().chain(self.spaces.iter()).enumerate() {
             if usize::from(s) >= SQUARES {
-                return Err(ConfigError::OffGrid { what, index: s });
+                return Err(ConfigError::OffGrid { what: what(i), index: s });
             }
             if seen & (1u64 << s) != 0 {
-                return Err(ConfigError::Overlap { what, square: Square(s).to_string() });
+                return Err(ConfigError::Overlap { what: what(i), square: Square(s).to_string() });
             }
             seen |= 1u64 << s;
         }
@@ -308,13 +307,6 @@ impl Board {
     /// The number (`1..=8`) of the numbered space at `square`, if any.
     pub fn space_number(&self, square: Square) -> Option<u8> {
         (0..SPACES as u8).find(|&i| self.spaces[usize::from(i)] == square.0).map(|i| i + 1)
-    }
-}
-
-fn format_city(k: usize) -> String {
-    match Kind::from_index(k as u8) {
-        Some(kind) => format!("city of {kind}"),
-        None => format!("city {k}"),
     }
 }
 

@@ -41,12 +41,13 @@ fn hot_paths_do_not_allocate() {
     assert!(allocations() > start && probe.len() == 16);
     for players in 2..=4u8 {
         let config = CaravanConfig { players, max_turns: 150, ..CaravanConfig::default() };
-        let mut state = Caravan::new_game(&config).unwrap();
         let mut rng = GameRng::new(u64::from(players));
-        let mut list = <Caravan as Game>::ActionList::default();
-        let mut chances = <Caravan as Game>::ChanceList::default();
         let mut tensor = vec![0f32; TENSOR_LEN];
         let before = allocations();
+        // new_game (config validation included) does not allocate either
+        let mut state = Caravan::new_game(&config).unwrap();
+        let mut list = <Caravan as Game>::ActionList::default();
+        let mut chances = <Caravan as Game>::ChanceList::default();
         while !state.is_terminal() {
             state.write_observation_tensor(0, &mut tensor).unwrap();
             let action = match state.turn() {
