@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 
 mod action;
+mod bot;
 mod config;
 mod determinize;
 mod error;
@@ -42,6 +43,7 @@ mod setup;
 mod state;
 
 pub use action::{AmbushSet, KorovanAction, NUM_ACTIONS};
+pub use bot::KorovanHeuristic;
 pub use config::{ConfigError, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS};
 pub use error::{IllegalReason, KorovanError};
 pub use observe::{KorovanObservation, TENSOR_LEN};

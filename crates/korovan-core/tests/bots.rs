@@ -1,0 +1,347 @@
+//! The heuristic agent ([`KorovanHeuristic`]): legality, reproducibility, no
+//! hidden information, targeted decisions and a strength check; plus the
+//! release-mode arena harness behind `docs/bots.md` (ignored by default).
+
+mod common;
+
+use boardgame_kit::{Agent, Arena, Entrant, Game, GameRng, IsMctsAgent, Outcome, RandomAgent, play_game};
+use korovan_core::{
+    AmbushSet, HelperCounts, Korovan, KorovanAction, KorovanConfig, KorovanHeuristic, KorovanSetup, Phase, RowSetup,
+};
+
+use common::{cfg, journey, play};
+
+/// Plays one game of `n` players: the heuristic at `seat`, random agents
+/// elsewhere (every action validated by `play_game`).
+fn heuristic_game(n: u8, seat: usize, seed: u64) -> boardgame_kit::PlayedGame<Korovan> {
+    let mut bot = KorovanHeuristic::default();
+    let mut randoms: Vec<RandomAgent> = (0..n).map(|_| RandomAgent).collect();
+    let mut agents: Vec<&mut dyn Agent<Korovan>> = Vec::new();
+    for (s, r) in randoms.iter_mut().enumerate() {
+        if s != seat {
+            agents.push(r);
+        }
+    }
+    agents.insert(seat, &mut bot);
+    play_game::<Korovan>(&KorovanConfig::with_players(n), &mut agents, seed).unwrap()
+}
+
+#[test]
+fn only_legal_actions_for_every_player_count() {
+    for n in 3..=9u8 {
+        for seed in 0..40u64 {
+            let seat = (seed % u64::from(n)) as usize;
+            heuristic_game(n, seat, seed); // play_game validates every action
+        }
+        // Every seat a heuristic, more laps.
+        for seed in 0..10u64 {
+            let config = KorovanConfig { laps: 2, ..KorovanConfig::with_players(n) };
+            let mut bots: Vec<KorovanHeuristic> = (0..n).map(|_| KorovanHeuristic::default()).collect();
+            let mut agents: Vec<&mut dyn Agent<Korovan>> =
+                bots.iter_mut().map(|b| b as &mut dyn Agent<Korovan>).collect();
+            let game = play_game::<Korovan>(&config, &mut agents, seed).unwrap();
+            assert!(game.state.is_terminal());
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_game() {
+    for n in [3u8, 5, 9] {
+        for seed in 0..5u64 {
+            let a = heuristic_game(n, 1, seed);
+            let b = heuristic_game(n, 1, seed);
+            assert_eq!(a.record.actions, b.record.actions);
+            assert_eq!(a.state, b.state);
+        }
+    }
+}
+
+/// The chosen action (and the rng afterwards) is the same when the state is
+/// replaced by a determinization from the acting seat's view: the agent
+/// reads nothing its seat may not see.
+#[test]
+fn decisions_never_read_hidden_information() {
+    let mut checked = 0;
+    for n in [3u8, 5, 7] {
+        for seed in 0..12u64 {
+            let mut state = Korovan::new_game(&KorovanConfig::with_players(n)).unwrap();
+            let mut rng = GameRng::new(seed);
+            let mut chances = Default::default();
+            while !state.is_terminal() {
+                let action = match state.turn() {
+                    boardgame_kit::Turn::Chance => {
+                        boardgame_kit::sample_chance(&state, &mut rng, &mut chances).unwrap()
+                    }
+                    boardgame_kit::Turn::Player(seat) => {
+                        let mut bot = KorovanHeuristic::default();
+                        let mut r1 = GameRng::new(seed * 1000 + checked);
+                        let mut r2 = r1.clone();
+                        let real = bot.act(&state, seat, &mut r1);
+                        for k in 0..3 {
+                            let mut det_rng = GameRng::new(seed * 7 + k);
+                            let other = state.determinize(seat, &mut det_rng).unwrap();
+                            let mut r3 = r2.clone();
+                            assert_eq!(bot.act(&other, seat, &mut r3), real, "seat {seat}\n{state}\n{other}");
+                            assert_eq!(r3.next_u64(), r1.clone().next_u64());
+                        }
+                        r2.next_u64();
+                        checked += 1;
+                        real
+                    }
+                    boardgame_kit::Turn::Terminal => unreachable!(),
+                };
+                state.apply(action).unwrap();
+            }
+        }
+    }
+    assert!(checked > 500);
+}
+
+fn hand(scout: u8, spy: u8, flare: u8, second: u8, guard: u8, haggle: u8) -> HelperCounts {
+    HelperCounts::from_array([scout, spy, flare, second, guard, haggle])
+}
+
+fn choose(state: &Korovan) -> KorovanAction {
+    let seat = match state.turn() {
+        boardgame_kit::Turn::Player(s) => s,
+        t => panic!("no decision: {t:?}"),
+    };
+    KorovanHeuristic::default().act(state, seat, &mut GameRng::new(3))
+}
+
+/// K-5.5/K-6: a 3-cow fine is guarded.
+#[test]
+fn guards_a_three_cow_fine() {
+    // Row 1 holds one ambush at 0 (fine 3); the driver holds a Guard and a Haggle.
+    let mut g = journey(5, &[0b001, 0b011, 0b011, 0b011], hand(0, 0, 0, 0, 1, 1));
+    play(&mut g, "place 0");
+    play(&mut g, "reveal");
+    assert_eq!(g.phase(), Phase::Defend);
+    assert_eq!(g.pending_fine(), 3);
+    assert_eq!(choose(&g), KorovanAction::Guard);
+}
+
+/// A 2-cow fine early in the journey, with cows to spare: Haggle, keeping the
+/// Guard for a later 3-cow fine; on the last row nothing is kept for later.
+#[test]
+fn haggles_a_two_cow_fine_and_keeps_the_guard() {
+    let mut g = journey(5, &[0b011, 0b011, 0b011, 0b011], hand(0, 0, 0, 0, 1, 1));
+    play(&mut g, "place 0");
+    play(&mut g, "reveal");
+    assert_eq!(g.pending_fine(), 2);
+    assert_eq!(choose(&g), KorovanAction::Haggle);
+    // A driver with 1 cow: paying or haggling a 2-cow fine breaks it
+    // (K-5.6); the Guard saves the journey and the toll of K-5.7.
+    let mut setup = common::journey_setup(5, 0, &[0b011, 0b011, 0b011, 0b011], hand(0, 0, 0, 0, 1, 1));
+    setup.cows = vec![1, 8, 7, 7, 7];
+    let mut g = Korovan::from_setup(&setup).unwrap();
+    play(&mut g, "place 0");
+    play(&mut g, "reveal");
+    assert_eq!(g.pending_fine(), 2);
+    assert_eq!(choose(&g), KorovanAction::Guard);
+}
+
+/// The driver scouts before placing when it has nothing else to go on.
+#[test]
+fn scouts_before_placing() {
+    let g = journey(5, &[0b011, 0b011, 0b011, 0b011], hand(1, 0, 0, 0, 0, 0));
+    assert!(matches!(choose(&g), KorovanAction::Scout { row: 1, .. }), "{}", choose(&g));
+}
+
+/// Placed on a card it then scouts as an ambush, with a safer card left:
+/// it switches (K-5.3); with no switch left it plays a SecondThought first.
+#[test]
+fn switches_off_a_scouted_ambush() {
+    // Row 1: ambushes at 0 and 1, position 2 empty.
+    let mut g = journey(5, &[0b011, 0b011, 0b011, 0b011], hand(2, 0, 0, 1, 0, 0));
+    play(&mut g, "place 0");
+    play(&mut g, "scout 1.0");
+    // It knows the token is on an ambush; the others are uncertain but cheaper.
+    let a = choose(&g);
+    assert!(matches!(a, KorovanAction::Switch(1 | 2) | KorovanAction::Scout { row: 1, pos: 1 | 2 }), "{a}");
+    play(&mut g, "switch 1");
+    play(&mut g, "scout 1.1"); // ambush again; position 2 must be empty
+    assert_eq!(g.switches_left(), 0);
+    assert_eq!(choose(&g), KorovanAction::SecondThought);
+    play(&mut g, "second");
+    assert_eq!(choose(&g), KorovanAction::Switch(2));
+}
+
+/// A flared (face-up) empty card is taken at once; a face-up ambush avoided.
+#[test]
+fn places_on_a_known_empty_card() {
+    let mut g = journey(5, &[0b101, 0b011, 0b011, 0b011], hand(0, 0, 1, 0, 0, 0));
+    play(&mut g, "flare 1.1");
+    assert_eq!(choose(&g), KorovanAction::Place(1));
+}
+
+/// A competitor's lay in a chosen position: `cows`, round `round` of a
+/// 5-player game, the rows before its own laid with `masks`.
+fn lay_position(round: u8, cows: [u8; 5], masks: &[u8]) -> Korovan {
+    let config = cfg(5, 4);
+    let rows: Vec<RowSetup> = masks
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| {
+            let r = RowSetup::new(AmbushSet::from_mask(m).unwrap());
+            if i == 0 { r } else { r.peeked(1, 0) }
+        })
+        .collect();
+    let setup = KorovanSetup {
+        config,
+        round,
+        cows: cows.to_vec(),
+        phase: Phase::Lay,
+        helper_hand: hand(1, 1, 1, 1, 0, 0),
+        played: HelperCounts::NONE,
+        rows,
+        current_row: 0,
+        token: None,
+        switches_left: 1,
+        pending_peek: (!masks.is_empty()).then_some((1, 0)),
+    };
+    Korovan::from_setup(&setup).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn kept_ambush(g: &Korovan) -> bool {
+    match choose(g) {
+        KorovanAction::Lay(s) => s.count() == 1,
+        a => panic!("not a lay: {a}"),
+    }
+}
+
+/// K-4.3: before the last round the competitor keeps an `Empty` (two
+/// ambushes at fine 2: the larger expected fine); in the last round it keeps
+/// the `Ambush` when only a 3-cow fine can lift it to the top.
+#[test]
+fn keeps_the_card_that_fits_the_position() {
+    // Round 1 of 5 (driver seat 0), seat 1 lays row 1: keep the Empty.
+    let g = lay_position(0, [6; 5], &[]);
+    assert_eq!(g.turn(), boardgame_kit::Turn::Player(1));
+    assert!(!kept_ambush(&g));
+    // Last round (round 5, driver seat 1): seat 2 lays row 1. The driver
+    // leads with 9 cows, seat 2 has 6: +2 leaves it behind (8 vs 7 … the
+    // driver keeps 7 and the toll), +3 brings it level or ahead.
+    let g = lay_position(4, [5, 9, 6, 5, 5], &[]);
+    assert_eq!(g.turn(), boardgame_kit::Turn::Player(2));
+    assert!(kept_ambush(&g), "{g}");
+    // Same round, seat 2 already leads comfortably: the Empty.
+    let g = lay_position(4, [5, 6, 9, 5, 5], &[]);
+    assert!(!kept_ambush(&g));
+}
+
+/// The heuristic beats random opponents clearly (a random agent's share is
+/// about 1/5).
+#[test]
+fn beats_random_agents() {
+    let games = 300u64;
+    let mut share = 0.0;
+    for seed in 0..games {
+        let seat = (seed % 5) as usize;
+        let g = heuristic_game(5, seat, 10_000 + seed);
+        share += win_share(g.state.outcome(), seat);
+    }
+    let rate = share / games as f64;
+    assert!(rate >= 0.30, "win share {rate:.3} over {games} games");
+}
+
+/// A seat's share of the win: 1 alone, `1/k` in a draw among `k` seats.
+fn win_share(outcome: Option<Outcome>, seat: usize) -> f64 {
+    match outcome {
+        Some(Outcome::Winner(w)) if w == seat => 1.0,
+        Some(Outcome::Draw(s)) if s.contains(seat) => 1.0 / s.len() as f64,
+        _ => 0.0,
+    }
+}
+
+// ----- arena (release, ignored) -------------------------------------------
+
+/// One agent against four random ones, 5 players, seats rotated by seed:
+/// plain wins, draws and the draw-weighted win share, with 95% intervals.
+fn arena(label: &str, make: impl Fn() -> Box<dyn Agent<Korovan>> + Send + Sync + 'static, games: u64) {
+    use std::sync::Mutex;
+    let arena = Arena::<Korovan>::new(KorovanConfig::with_players(5));
+    let entrants = vec![
+        Entrant::new(label, make),
+        Entrant::new("random", || Box::new(RandomAgent)),
+        Entrant::new("random", || Box::new(RandomAgent)),
+        Entrant::new("random", || Box::new(RandomAgent)),
+        Entrant::new("random", || Box::new(RandomAgent)),
+    ];
+    let shares = Mutex::new((0.0f64, 0.0f64)); // sum, sum of squares
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let start = std::time::Instant::now();
+    let report = arena
+        .run_with(&entrants, 0..games, threads, &|g| {
+            let s = win_share(g.state.outcome(), g.seat_of[0]);
+            let mut t = shares.lock().unwrap();
+            t.0 += s;
+            t.1 += s * s;
+        })
+        .unwrap();
+    let (sum, sq) = *shares.lock().unwrap();
+    let n = games as f64;
+    let mean = sum / n;
+    let sd = ((sq / n - mean * mean).max(0.0) * n / (n - 1.0)).sqrt();
+    let half = 1.96 * sd / n.sqrt();
+    let e = &report.entrants[0];
+    let (lo, hi) = e.win_interval();
+    println!(
+        "{label}: {games} games, {} wins ({:.1}% [{:.1}%, {:.1}%]), {} draws, win share {:.1}% [{:.1}%, {:.1}%], mean cows {:.2}, {:.1} s",
+        e.wins,
+        100.0 * e.win_rate(),
+        100.0 * lo,
+        100.0 * hi,
+        e.draws,
+        100.0 * mean,
+        100.0 * (mean - half),
+        100.0 * (mean + half),
+        e.mean_score(),
+        start.elapsed().as_secs_f64()
+    );
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// `KOROVAN_GAMES=20000 cargo test --release -p korovan-core --test bots -- --ignored --nocapture arena_heuristic`
+#[test]
+#[ignore = "release-mode measurement"]
+fn arena_heuristic() {
+    let f = |name: &str, d: f64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let bot = KorovanHeuristic::default()
+        .two_ambush_prior(f("KH_PRIOR", 0.5))
+        .bust_penalty(f("KH_BUST", 1.0))
+        .helper_keep(f("KH_KEEP", 0.85))
+        .future_hit_rate(f("KH_HIT", 0.3));
+    arena("heuristic", move || Box::new(bot), env_u64("KOROVAN_GAMES", 20_000));
+}
+
+/// `KOROVAN_GAMES=1000 KOROVAN_ITERS=1000 cargo test --release -p korovan-core --test bots -- --ignored --nocapture arena_ismcts`
+#[test]
+#[ignore = "release-mode measurement"]
+fn arena_ismcts() {
+    let iters = env_u64("KOROVAN_ITERS", 1000);
+    let c = std::env::var("KOROVAN_C").ok().and_then(|v| v.parse().ok()).unwrap_or(0.7);
+    let variant = std::env::var("KOROVAN_VARIANT").unwrap_or_default();
+    let label = format!("ismcts:{iters} c={c} {variant}");
+    let v2 = variant.clone();
+    arena(
+        &label,
+        move || {
+            let mut a = IsMctsAgent::<Korovan>::with_iterations(iters).exploration(c);
+            for part in v2.split(',') {
+                a = match part {
+                    "openloop" => a.open_loop_others(true),
+                    "nochance" => a.chance_branching(false),
+                    "heurroll" => a.rollout_agent(Box::new(KorovanHeuristic::default())),
+                    _ => a,
+                };
+            }
+            Box::new(a)
+        },
+        env_u64("KOROVAN_GAMES", 1000),
+    );
+}
