@@ -1,68 +1,7 @@
 //! [`KorovanHeuristic`]: a search-free Korovan agent that decides from its
 //! seat's observation only (K-8).
 //!
-//! # How it plays
-//!
-//! **Competitor** (phase 1, K-4).
-//! * *Peek* (K-4.2): a card of the row laid just before its own, at the
-//!   position fewest earlier competitors peeked at (ties at random). What it
-//!   sees only sharpens its model of the driver's journey below.
-//! * *Lay* (K-4.3): against a driver that cannot tell the positions apart,
-//!   keeping an `Empty` (two ambushes, fine 2, hit 2/3) collects
-//!   `2/3·min(2, c)` and keeping an `Ambush` (one ambush, fine 3, hit 1/3)
-//!   `1/3·min(3, c)` from a driver with `c` cows: keeping the `Empty` is never
-//!   worse in expectation, and a driver that scouts one card defeats a
-//!   one-ambush row completely while a two-ambush row still bites one time
-//!   in three. So it keeps the `Empty` — except in the game's last round,
-//!   where only finishing on top counts: there it enumerates every outcome of
-//!   the journey (each row hit or missed, fine 2 or 3, the driver's cows
-//!   capped and going broke, K-5.6, the toll of K-5.7) under a model of a
-//!   driver choosing blindly, for both choices, and keeps the card that gives
-//!   it the larger expected share of the win (`1/k` when `k` seats tie,
-//!   K-7.3). That keeps the `Ambush` when it needs three cows from the driver
-//!   and two would not do. The ambushes go to positions chosen at random.
-//!
-//! **Driver** (phase 2, K-5, K-6). Each row is judged from what the driver
-//! knows of it: the layouts of K-4.3 that agree with every card it has seen
-//! (face up, scouted) and with the hand card when known (spied, shown), each
-//! weighted by the prior [`KorovanHeuristic::two_ambush_prior`]. A position's
-//! *cost* is its expected loss: the fine capped by the driver's cows, plus
-//! [`KorovanHeuristic::bust_penalty`]-scaled toll income lost when the fine
-//! breaks it (K-5.6, K-5.7).
-//! * Before placing it plans the row exactly: every sequence of Scout, Flare
-//!   and Spy on the current row (each outcome weighted by its probability)
-//!   against stopping and placing on the cheapest position; a helper is
-//!   played only when what it is expected to save exceeds its *price* — what
-//!   the same card is worth on a later row. The price of a Scout or Flare is
-//!   what one more such card saves on an unseen row (the first per row saves
-//!   much, the second less, a third nothing), counted only while the later
-//!   rows are short of them and scaled by
-//!   [`KorovanHeuristic::helper_keep`]; on the last row every helper is free.
-//! * After placing (K-5.3) it reveals, unless it learned that the token sits
-//!   on an ambush (or a costlier card) and a safer position exists: then it
-//!   switches, playing a `SecondThought` first when no switch is left.
-//! * When an ambush resolves (K-5.5): a `Guard` on a 3-cow fine, a `Haggle`
-//!   otherwise when it lowers what is paid, a `Guard` on a 2-cow fine when
-//!   paying would break it or when it holds more guards than later rows are
-//!   likely to need — each defensive card priced by the chance that later
-//!   rows bring an ambush to spend it on ([`KorovanHeuristic::future_hit_rate`]).
-//!
-//! It never reads the hidden part of a state: every decision is a function of
-//! [`KorovanObservation`](crate::KorovanObservation) and the public
-//! configuration, and its only randomness (ties, ambush positions) comes from
-//! the `rng` it is given, so the same seed gives the same game.
-//!
-//! ```
-//! use boardgame_kit::{Agent, RandomAgent, play_game};
-//! use korovan_core::{Korovan, KorovanConfig, KorovanHeuristic};
-//!
-//! let mut bot = KorovanHeuristic::default();
-//! let mut others = [RandomAgent, RandomAgent, RandomAgent, RandomAgent];
-//! let [a, b, c, d] = &mut others;
-//! let mut agents: [&mut dyn Agent<Korovan>; 5] = [&mut bot, a, b, c, d];
-//! let game = play_game::<Korovan>(&KorovanConfig::with_players(5), &mut agents, 7).unwrap();
-//! assert_eq!(game.record.agents[0], "heuristic");
-//! ```
+//! See [`KorovanHeuristic`] for how it plays.
 
 use boardgame_kit::{Agent, Game, GameRng};
 
@@ -75,10 +14,74 @@ use crate::state::{Korovan, KorovanActionList, Phase};
 /// more than this to be played.
 const EPS: f64 = 1e-9;
 
-/// A search-free heuristic agent for Korovan (see the [module
-/// documentation](self) for its logic). Its name is `"heuristic"`.
+/// A search-free heuristic agent for Korovan. Its name is `"heuristic"`.
 ///
-/// Parameters (public fields, or the builder methods of the same name):
+/// # How it plays
+///
+/// **Competitor** (phase 1, K-4).
+/// * *Peek* (K-4.2): a card of the row laid just before its own, at the
+///   position fewest earlier competitors peeked at (ties at random). What it
+///   sees only sharpens its model of the driver's journey below.
+/// * *Lay* (K-4.3): against a driver that cannot tell the positions apart,
+///   keeping an `Empty` (two ambushes, fine 2, hit 2/3) collects
+///   `2/3·min(2, c)` and keeping an `Ambush` (one ambush, fine 3, hit 1/3)
+///   `1/3·min(3, c)` from a driver with `c` cows: keeping the `Empty` is never
+///   worse in expectation, and a driver that scouts one card defeats a
+///   one-ambush row completely while a two-ambush row still bites one time
+///   in three. So it keeps the `Empty` — except in the game's last round,
+///   where only finishing on top counts: there it enumerates every outcome of
+///   the journey (each row hit or missed, fine 2 or 3, the driver's cows
+///   capped and going broke, K-5.6, the toll of K-5.7) under a model of a
+///   driver choosing blindly, for both choices, and keeps the card that gives
+///   it the larger expected share of the win (`1/k` when `k` seats tie,
+///   K-7.3). That keeps the `Ambush` when it needs three cows from the driver
+///   and two would not do. The ambushes go to positions chosen at random.
+///
+/// **Driver** (phase 2, K-5, K-6). Each row is judged from what the driver
+/// knows of it: the layouts of K-4.3 that agree with every card it has seen
+/// (face up, scouted) and with the hand card when known (spied, shown), each
+/// weighted by the prior [`KorovanHeuristic::two_ambush_prior`]. A position's
+/// *cost* is its expected loss: the fine capped by the driver's cows, plus
+/// [`KorovanHeuristic::bust_penalty`]-scaled toll income lost when the fine
+/// breaks it (K-5.6, K-5.7).
+/// * Before placing it plans the row exactly: every sequence of Scout, Flare
+///   and Spy on the current row (each outcome weighted by its probability)
+///   against stopping and placing on the cheapest position; a helper is
+///   played only when what it is expected to save exceeds its *price* — what
+///   the same card is worth on a later row. The price of a Scout or Flare is
+///   what one more such card saves on an unseen row (the first per row saves
+///   much, the second less, a third nothing), counted only while the later
+///   rows are short of them and scaled by
+///   [`KorovanHeuristic::helper_keep`]; on the last row every helper is free.
+/// * After placing (K-5.3) it reveals, unless it learned that the token sits
+///   on an ambush (or a costlier card) and a safer position exists: then it
+///   switches, playing a `SecondThought` first when no switch is left.
+/// * When an ambush resolves (K-5.5): a `Guard` on a 3-cow fine, a `Haggle`
+///   otherwise when it lowers what is paid, a `Guard` on a 2-cow fine when
+///   paying would break it or when it holds more guards than later rows are
+///   likely to need — each defensive card priced by the chance that later
+///   rows bring an ambush to spend it on ([`KorovanHeuristic::future_hit_rate`]).
+///
+/// It never reads the hidden part of a state: every decision is a function of
+/// [`KorovanObservation`](crate::KorovanObservation) and the public
+/// configuration, and its only randomness (ties, ambush positions) comes from
+/// the `rng` it is given, so the same seed gives the same game.
+///
+/// ```
+/// use boardgame_kit::{Agent, RandomAgent, play_game};
+/// use korovan_core::{Korovan, KorovanConfig, KorovanHeuristic};
+///
+/// let mut bot = KorovanHeuristic::default();
+/// let mut others = [RandomAgent, RandomAgent, RandomAgent, RandomAgent];
+/// let [a, b, c, d] = &mut others;
+/// let mut agents: [&mut dyn Agent<Korovan>; 5] = [&mut bot, a, b, c, d];
+/// let game = play_game::<Korovan>(&KorovanConfig::with_players(5), &mut agents, 7).unwrap();
+/// assert_eq!(game.record.agents[0], "heuristic");
+/// ```
+///
+/// # Parameters
+///
+/// Public fields, or the builder methods of the same name:
 ///
 /// | parameter | default | meaning |
 /// |---|---|---|
