@@ -217,6 +217,10 @@ impl CliGame for Korovan {
     fn progress(&self) -> u64 {
         u64::from(self.round())
     }
+
+    fn heuristic() -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(korovan_core::KorovanHeuristic::default()))
+    }
 }
 
 impl CliGame for Caravan {
