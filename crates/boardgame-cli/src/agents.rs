@@ -87,19 +87,20 @@ pub fn parse_list(text: &str) -> Result<Vec<AgentSpec>, CliError> {
     text.split(',').map(|s| s.parse::<AgentSpec>().map_err(CliError::Usage)).collect()
 }
 
-/// `specs` stretched to `seats` agents: a single agent fills every seat,
-/// otherwise there must be exactly one per seat.
+/// `specs` stretched to `seats` agents: the last agent listed fills the
+/// seats left, so `heuristic,random` in a 5-seat game is one heuristic
+/// agent against four random ones, and a single name fills every seat.
 ///
 /// # Errors
-/// A usage error when the count does not fit.
+/// A usage error when more agents than seats are listed.
 pub fn fit(specs: &[AgentSpec], seats: usize, what: &str) -> Result<Vec<AgentSpec>, CliError> {
-    match specs {
-        [one] => Ok(vec![*one; seats]),
-        _ if specs.len() == seats => Ok(specs.to_vec()),
-        _ => Err(CliError::Usage(format!(
-            "--agents lists {} agents but {what} {seats} (give one agent for all, or exactly {seats})",
-            specs.len()
-        ))),
+    match specs.last() {
+        Some(&last) if specs.len() <= seats => {
+            let mut all = specs.to_vec();
+            all.resize(seats, last);
+            Ok(all)
+        }
+        _ => Err(CliError::Usage(format!("--agents lists {} agents but {what} {seats}", specs.len()))),
     }
 }
 
@@ -156,12 +157,14 @@ mod tests {
     }
 
     #[test]
-    fn one_agent_fills_every_seat_otherwise_one_per_seat() {
+    fn the_last_agent_fills_the_seats_left() {
         let one = parse_list("random").unwrap();
         assert_eq!(fit(&one, 4, "seats").unwrap().len(), 4);
         let three = parse_list("random,ismcts:5,flatmc:5").unwrap();
         assert_eq!(fit(&three, 3, "seats").unwrap(), three);
-        assert!(matches!(fit(&three, 4, "seats"), Err(CliError::Usage(_))));
+        let four = fit(&three, 4, "seats").unwrap();
+        assert_eq!(four[3], three[2], "the last agent fills the seats left");
+        assert!(matches!(fit(&three, 2, "seats"), Err(CliError::Usage(_))));
         assert!(matches!(parse_list("random,,random"), Err(CliError::Usage(_))));
     }
 

@@ -25,8 +25,9 @@ pub struct PlayArgs {
     /// Your seat, from 0.
     #[arg(long, default_value_t = 0)]
     seat: usize,
-    /// The bots, in seat order (your seat skipped): one name for all, or one
-    /// per bot. Names: random, heuristic, ismcts:N, flatmc:N.
+    /// The bots, in seat order (your seat skipped), comma-separated; the
+    /// last one listed fills the seats left. Names: random, heuristic,
+    /// ismcts:N, flatmc:N (N iterations per move, or a time like 200ms).
     #[arg(long, default_value = "random")]
     agents: String,
     /// The game's seed (random when omitted; printed so you can replay it).

@@ -77,9 +77,11 @@ pub struct SimulateArgs {
     /// Number of games (before sharding).
     #[arg(long, short = 'n', default_value_t = 1000)]
     games: u64,
-    /// The agents: one name for every seat, or one per seat, comma-separated
-    /// (random, heuristic, ismcts:N, flatmc:N). They rotate through the
-    /// seats from game to game unless --fixed-seats.
+    /// The agents, comma-separated; the last one listed fills the seats left
+    /// (`heuristic,random`: one heuristic agent against random ones). Names:
+    /// random, heuristic, ismcts:N, flatmc:N (N iterations per move, or a
+    /// time like 200ms). They rotate through the seats from game to game
+    /// unless --fixed-seats.
     #[arg(long, short = 'a', default_value = "random")]
     agents: String,
     /// The first game's seed; game i is played from seed + i.

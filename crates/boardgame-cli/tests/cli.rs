@@ -256,6 +256,14 @@ fn search_agents_by_name_are_reproducible() {
     ok(&["simulate", "korovan", "-p", "3", "-n", "1", "-a", "ismcts:4,random,flatmc:4", "-q"]);
 }
 
+#[test]
+fn the_last_agent_fills_the_seats_left_and_heuristics_play() {
+    let out = ok(&["simulate", "korovan", "-n", "20", "-a", "heuristic,random", "--json"]);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["agents"], serde_json::json!(["heuristic", "random", "random", "random", "random"]));
+    assert_eq!(out, ok(&["simulate", "korovan", "-n", "20", "-a", "heuristic,random", "--json", "-t", "1"]));
+}
+
 // -------------------------------------------------------------- replay
 
 /// A finished Korovan record, played by `play` with the first action each time.
@@ -409,7 +417,7 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1() {
         &["simulate", "chess"][..],
         &["simulate", "korovan", "-a", "bogus"],
         &["simulate", "korovan", "-a", "ismcts:0"],
-        &["simulate", "korovan", "-a", "random,random"],
+        &["simulate", "korovan", "-p", "3", "-a", "random,random,random,random"],
         &["simulate", "korovan", "--shard", "2/2"],
         &["simulate", "korovan", "--threads", "0"],
         &["simulate", "all", "--players", "3"],
