@@ -52,7 +52,7 @@ Games: korovan (3-9 players), caravan (2-4 players).
 Agents: random, heuristic, ismcts:N, flatmc:N (N iterations per move, or a time such as 200ms).
 
 Examples:
-  boardgame demo                                           both games, 1000 games each (= simulate all)
+  boardgame demo                                           both games, 1000 games each, heuristic vs random
   boardgame simulate caravan -p 2 -n 200 -a ismcts:1000,random
   boardgame simulate korovan -n 100000 --shard 0/4 --json > part0.json   (then: boardgame merge part*.json)
   boardgame play korovan --players 5 --agents ismcts:500 --record game.json
@@ -70,7 +70,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// A short simulation of both games with the defaults (`simulate all`).
+    /// A short simulation of both games: a heuristic bot against random ones.
     Demo(simulate::DemoArgs),
     /// Play a game in the terminal against bots.
     Play(play::PlayArgs),

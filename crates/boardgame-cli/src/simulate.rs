@@ -107,7 +107,7 @@ pub struct SimulateArgs {
 /// Arguments of `boardgame demo`.
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// Games per game.
+    /// Games of each game.
     #[arg(long, short = 'n', default_value_t = 1000)]
     games: u64,
     /// Worker threads (default: every core). Results do not depend on it.
@@ -118,12 +118,14 @@ pub struct DemoArgs {
     quiet: bool,
 }
 
-/// Runs `boardgame demo`: `simulate all` with the defaults.
+/// Runs `boardgame demo`: every game with its default configuration, one
+/// heuristic agent against random ones where the engine has a heuristic
+/// agent (random agents only otherwise), seeds from 0.
 ///
 /// # Errors
 /// As [`run`].
 pub fn demo(args: DemoArgs) -> Result<(), CliError> {
-    run(SimulateArgs {
+    let sim = SimulateArgs {
         game: Target::All,
         opts: GameOpts { players: None, config: None },
         games: args.games,
@@ -134,7 +136,15 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
         json: false,
         fixed_seats: false,
         quiet: args.quiet,
-    })
+    };
+    let plan: Vec<(GameName, String)> = GameName::ALL
+        .iter()
+        .map(|&g| {
+            let has_heuristic = with_game!(g, G => G::heuristic().is_some());
+            (g, if has_heuristic { "heuristic,random" } else { "random" }.to_string())
+        })
+        .collect();
+    run_plan(&sim, &plan)
 }
 
 /// Arguments of `boardgame merge`.
@@ -195,10 +205,17 @@ struct Extra {
 /// Usage errors for bad arguments, runtime errors when a game fails.
 pub fn run(args: SimulateArgs) -> Result<(), CliError> {
     let targets = args.game.targets_checked(&args)?;
+    let plan: Vec<(GameName, String)> = targets.into_iter().map(|g| (g, args.agents.clone())).collect();
+    run_plan(&args, &plan)
+}
+
+/// Simulates each game of `plan` with its agents, printing a table (or JSON)
+/// per game.
+fn run_plan(args: &SimulateArgs, plan: &[(GameName, String)]) -> Result<(), CliError> {
     let mut stdout = std::io::stdout().lock();
-    for (i, game) in targets.iter().enumerate() {
+    for (i, (game, agents)) in plan.iter().enumerate() {
         let started = Instant::now();
-        let results = with_game!(*game, G => simulate::<G>(&args))?;
+        let results = with_game!(*game, G => simulate::<G>(args, agents))?;
         let secs = started.elapsed().as_secs_f64();
         if args.json {
             writeln!(stdout, "{}", to_json(&results))?;
@@ -207,7 +224,7 @@ pub fn run(args: SimulateArgs) -> Result<(), CliError> {
                 writeln!(stdout)?;
             }
             write!(stdout, "{}", table(&results))?;
-            let threads = threads(&args);
+            let threads = threads(args);
             let rate = if secs > 0.0 { results.games as f64 / secs } else { 0.0 };
             writeln!(
                 stdout,
@@ -257,10 +274,10 @@ fn shard_range(seed: u64, games: u64, shard: Option<Shard>) -> Result<std::ops::
     Ok(cut(index)..cut(index + 1).min(end))
 }
 
-fn simulate<G: CliGame>(args: &SimulateArgs) -> Result<SimResults, CliError> {
+fn simulate<G: CliGame>(args: &SimulateArgs, agents: &str) -> Result<SimResults, CliError> {
     let config = build_config::<G>(args.opts.players, args.opts.config.as_deref())?;
     let seats = seats_of::<G>(&config);
-    let specs = agents::fit(&agents::parse_list(&args.agents)?, seats, "the game has")?;
+    let specs = agents::fit(&agents::parse_list(agents)?, seats, "the game has")?;
     let entrants = specs.iter().map(|&s| agents::entrant::<G>(s)).collect::<Result<Vec<_>, _>>()?;
     let seeds = shard_range(args.seed, args.games, args.shard)?;
     let arena = Arena::<G>::new(config.clone()).rotate_seats(!args.fixed_seats);

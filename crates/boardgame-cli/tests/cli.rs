@@ -228,9 +228,9 @@ fn the_main_command_simulates_both_games() {
     let out = ok(&["demo", "-n", "6"]);
     assert!(out.contains("korovan ·") && out.contains("caravan ·"), "{out}");
     assert!(out.contains("ends:"), "{out}");
-    let same = ok(&["simulate", "all", "-n", "6", "-t", "1"]);
-    let tables = |s: &str| s.lines().filter(|l| !l.contains("games in")).map(str::to_owned).collect::<Vec<_>>();
-    assert_eq!(tables(&out), tables(&same));
+    assert!(out.contains("0: heuristic"), "{out}");
+    let all = ok(&["simulate", "all", "-n", "6", "-t", "1"]);
+    assert!(all.contains("korovan ·") && all.contains("caravan ·"), "{all}");
 }
 
 #[test]
