@@ -376,24 +376,30 @@ impl Caravan {
         // actions left every other square is a target: ids of one source are
         // then two runs, written in bulk.
         let un = self.unladen[p];
-        let all = SQUARES as u32;
         if self.left >= 2 {
             if self.supply[p] > 0 {
-                out.push_run(MOVE_BASE + SUPPLY_FROM * sq, SQUARES);
+                out.push_block(MOVE_BASE + SUPPLY_FROM * sq);
             }
             for s in Bits(un) {
-                let base = MOVE_BASE + u32::from(s) * sq;
-                out.push_run(base, usize::from(s));
-                out.push_run(base + u32::from(s) + 1, (all - u32::from(s) - 1) as usize);
+                out.push_block_except(MOVE_BASE + u32::from(s) * sq, u32::from(s));
             }
         } else {
+            // Every source has the same targets, the free squares (a source
+            // square is occupied): generate them once, then copy them with
+            // each other source's id offset.
             let free = FULL & !self.occupied();
-            if self.supply[p] > 0 {
-                out.push_mask(MOVE_BASE + SUPPLY_FROM * sq, free);
-            }
-            for s in Bits(un) {
-                // a source square is occupied, so never in `free`
-                out.push_mask(MOVE_BASE + u32::from(s) * sq, free);
+            let start = out.len();
+            let mut first: Option<(u32, usize)> = None;
+            let sources = (self.supply[p] > 0).then_some(SUPPLY_FROM).into_iter().chain(Bits(un).map(u32::from));
+            for s in sources {
+                let base = MOVE_BASE + s * sq;
+                match first {
+                    None => {
+                        out.push_mask(base, free);
+                        first = Some((base, out.len() - start));
+                    }
+                    Some((b, count)) => out.push_shifted(start, count, base.wrapping_sub(b)),
+                }
             }
         }
         // C-5.2
