@@ -98,6 +98,33 @@ fn decisions_never_read_hidden_information() {
     assert!(checked > 500);
 }
 
+/// The kit's search agents on Korovan, with small budgets: legal actions
+/// for every player count, same seed ⇒ same game (the heuristic as one
+/// ISMCTS variant's rollout policy).
+#[test]
+fn search_agents_play_legal_reproducible_games() {
+    for n in 3..=9u8 {
+        let run = |seed: u64| {
+            let mut ismcts = IsMctsAgent::<Korovan>::with_iterations(12).chance_branching(false);
+            let mut guided =
+                IsMctsAgent::<Korovan>::with_iterations(3).rollout_agent(Box::new(KorovanHeuristic::new()));
+            let mut flat = boardgame_kit::FlatMcAgent::<Korovan>::with_iterations(12);
+            let mut bot = KorovanHeuristic::new();
+            let mut randoms: Vec<RandomAgent> = (0..n).map(|_| RandomAgent).collect();
+            let mut agents: Vec<&mut dyn Agent<Korovan>> = vec![&mut ismcts, &mut guided, &mut flat, &mut bot];
+            agents.truncate(usize::from(n));
+            for r in randoms.iter_mut().skip(agents.len()) {
+                agents.push(r);
+            }
+            play_game::<Korovan>(&KorovanConfig::with_players(n), &mut agents, seed).unwrap()
+        };
+        let seed = u64::from(n) * 31;
+        let (a, b) = (run(seed), run(seed));
+        assert_eq!(a.record.actions, b.record.actions);
+        assert_eq!(a.state, b.state);
+    }
+}
+
 fn hand(scout: u8, spy: u8, flare: u8, second: u8, guard: u8, haggle: u8) -> HelperCounts {
     HelperCounts::from_array([scout, spy, flare, second, guard, haggle])
 }
@@ -343,5 +370,29 @@ fn arena_ismcts() {
             Box::new(a)
         },
         env_u64("KOROVAN_GAMES", 1000),
+    );
+}
+
+/// ISMCTS iterations per second on Korovan, 5 players (one thread):
+/// `cargo test --release -p korovan-core --test bots -- --ignored --nocapture ismcts_speed`
+#[test]
+#[ignore = "release-mode measurement"]
+fn ismcts_speed() {
+    let iters = env_u64("KOROVAN_ITERS", 1000);
+    let mut searcher = IsMctsAgent::<Korovan>::with_iterations(iters).chance_branching(false);
+    for seed in 0..env_u64("KOROVAN_GAMES", 20) {
+        let mut randoms = [RandomAgent, RandomAgent, RandomAgent, RandomAgent];
+        let [a, b, c, d] = &mut randoms;
+        let mut agents: [&mut dyn Agent<Korovan>; 5] = [&mut searcher, a, b, c, d];
+        play_game::<Korovan>(&KorovanConfig::with_players(5), &mut agents, seed).unwrap();
+    }
+    let s = searcher.total_stats();
+    println!(
+        "ismcts:{iters} (no chance branching): {} searches, {} iterations in {:.2} s: {:.0} iterations/s, {:.1} nodes/search",
+        s.searches,
+        s.iterations,
+        s.elapsed.as_secs_f64(),
+        s.iterations_per_second(),
+        s.nodes as f64 / s.searches.max(1) as f64
     );
 }
