@@ -373,8 +373,8 @@ impl Caravan {
         let p = self.to_move();
         let sq = SQUARES as u32;
         // C-5.1: cost 1 to a free square, 2 to an occupied one. With two
-        // actions left every other square is a target: ids of one source are
-        // then two runs, written in bulk.
+        // actions left every other square is a target: the ids of one source
+        // are then a block of 49 (48 from a square) consecutive ids.
         let un = self.unladen[p];
         if self.left >= 2 {
             if self.supply[p] > 0 {
