@@ -580,3 +580,213 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Internals: availability counts where legal actions vary between
+    //! determinizations, and the wrap-around of the legality marks.
+
+    use std::fmt;
+    use std::str::FromStr;
+
+    use arrayvec::ArrayVec;
+
+    use super::*;
+    use crate::{ChanceOutcome, Outcome};
+
+    /// Chance deals seat 1 a secret key (0 or 1); seat 0 picks `Go(0|1)`;
+    /// seat 1 then may play `B` or its key's move (`A` with key 0, `C` with
+    /// key 1), and wins unless it plays `B`.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Keyed {
+        key: Option<u8>,
+        go: Option<u8>,
+        last: Option<Mv>,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    enum Mv {
+        Deal(u8),
+        Go(u8),
+        A,
+        B,
+        C,
+    }
+
+    impl fmt::Display for Mv {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{self:?}")
+        }
+    }
+
+    impl FromStr for Mv {
+        type Err = KeyedError;
+        fn from_str(_: &str) -> Result<Self, KeyedError> {
+            Err(KeyedError)
+        }
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("keyed: illegal")]
+    struct KeyedError;
+
+    impl Game for Keyed {
+        type Config = ();
+        type Action = Mv;
+        type ActionList = ArrayVec<Mv, 2>;
+        type ChanceList = ArrayVec<ChanceOutcome<Mv>, 2>;
+        type Observation = (Option<u8>, Option<u8>);
+        type Error = KeyedError;
+        const NAME: &'static str = "keyed";
+        const RULES_VERSION: u32 = 1;
+
+        fn new_game(_: &()) -> Result<Self, KeyedError> {
+            Ok(Keyed { key: None, go: None, last: None })
+        }
+        fn config(&self) -> &() {
+            &()
+        }
+        fn num_players(&self) -> usize {
+            2
+        }
+        fn turn(&self) -> Turn {
+            match (self.key, self.go, self.last) {
+                (None, _, _) => Turn::Chance,
+                (_, None, _) => Turn::Player(0),
+                (_, _, None) => Turn::Player(1),
+                _ => Turn::Terminal,
+            }
+        }
+        fn legal_actions(&self, out: &mut Self::ActionList) {
+            out.clear();
+            match self.turn() {
+                Turn::Chance => out.extend([Mv::Deal(0), Mv::Deal(1)]),
+                Turn::Player(0) => out.extend([Mv::Go(0), Mv::Go(1)]),
+                Turn::Player(_) => out.extend([if self.key == Some(0) { Mv::A } else { Mv::C }, Mv::B]),
+                Turn::Terminal => {}
+            }
+        }
+        fn chance_outcomes(&self, out: &mut Self::ChanceList) {
+            out.clear();
+            if self.turn() == Turn::Chance {
+                out.extend([0, 1].map(|k| ChanceOutcome { action: Mv::Deal(k), weight: 1 }));
+            }
+        }
+        fn validate(&self, a: Mv) -> Result<(), KeyedError> {
+            let mut list = Self::ActionList::default();
+            self.legal_actions(&mut list);
+            if list.contains(&a) { Ok(()) } else { Err(KeyedError) }
+        }
+        fn apply_unchecked(&mut self, a: Mv) {
+            match a {
+                Mv::Deal(k) => self.key = Some(k),
+                Mv::Go(g) => self.go = Some(g),
+                m => self.last = Some(m),
+            }
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            self.last.map(|m| if m == Mv::B { Outcome::Winner(0) } else { Outcome::Winner(1) })
+        }
+        fn score(&self, _: usize) -> i32 {
+            0
+        }
+        fn num_distinct_actions(_: &()) -> usize {
+            7
+        }
+        fn max_game_length(_: &()) -> usize {
+            3
+        }
+        fn action_id(_: &(), a: Mv) -> ActionId {
+            match a {
+                Mv::Deal(k) => u32::from(k),
+                Mv::Go(g) => 2 + u32::from(g),
+                Mv::A => 4,
+                Mv::B => 5,
+                Mv::C => 6,
+            }
+        }
+        fn action_from_id(_: &(), id: ActionId) -> Result<Mv, KeyedError> {
+            [Mv::Deal(0), Mv::Deal(1), Mv::Go(0), Mv::Go(1), Mv::A, Mv::B, Mv::C]
+                .get(id as usize)
+                .copied()
+                .ok_or(KeyedError)
+        }
+        fn observation(&self, seat: usize) -> Result<Self::Observation, KeyedError> {
+            match seat {
+                0 => Ok((None, self.go)),
+                1 => Ok((self.key, self.go)),
+                _ => Err(KeyedError),
+            }
+        }
+        fn observation_tensor_shape(_: &()) -> Vec<usize> {
+            vec![1]
+        }
+        fn write_observation_tensor(&self, _: usize, _: &mut [f32]) -> Result<(), KeyedError> {
+            Ok(())
+        }
+        fn determinize(&self, observer: usize, rng: &mut GameRng) -> Result<Self, KeyedError> {
+            let mut s = *self;
+            if observer == 0 && s.key.is_some() && s.last.is_none() {
+                s.key = Some(rng.below(2) as u8);
+            }
+            Ok(s)
+        }
+    }
+
+    fn dealt() -> Keyed {
+        let mut s = Keyed::new_game(&()).unwrap();
+        s.apply(Mv::Deal(0)).unwrap();
+        s
+    }
+
+    /// The children of `node` as (action, visits, availability).
+    fn children(agent: &IsMctsAgent<Keyed>, node: usize) -> Vec<(Mv, u32, u32)> {
+        let mut out = Vec::new();
+        let mut c = agent.nodes[node].first_child;
+        while let Some(n) = agent.nodes.get(c as usize) {
+            out.push((n.action.unwrap(), n.visits, n.avail));
+            c = n.next_sibling;
+        }
+        out.sort_by_key(|x| Keyed::action_id(&(), x.0));
+        out
+    }
+
+    #[test]
+    fn availability_counts_follow_the_determinizations() {
+        let mut agent = IsMctsAgent::<Keyed>::with_iterations(600);
+        agent.act(&dealt(), 0, &mut GameRng::new(3));
+        let root = children(&agent, 0);
+        assert_eq!(root.iter().map(|c| c.1).sum::<u32>(), 600);
+        // Under each `Go`: seat 1's node holds A, B and C; A and C were each
+        // legal in about half of the selections, B in all of them.
+        let mut c = agent.nodes[0].first_child;
+        while let Some(go) = agent.nodes.get(c as usize) {
+            let kids = children(&agent, c as usize);
+            let [(Mv::A, va, aa), (Mv::B, vb, ab), (Mv::C, vc, ac)] = kids[..] else {
+                panic!("{kids:?}");
+            };
+            // the iteration that created the `Go` node stopped there
+            assert_eq!(va + vb + vc, go.visits - 1);
+            assert_eq!((aa - 1) + (ac - 1), ab - 1, "exactly one of A, C is legal per selection");
+            assert!(aa > ab / 4 && ac > ab / 4, "{kids:?}");
+            // seat 1 plays for itself: its key move wins, B loses
+            assert!(vb * 4 < va + vc, "{kids:?}");
+            c = go.next_sibling;
+        }
+    }
+
+    #[test]
+    fn legality_marks_survive_their_wrap_around() {
+        let mut agent = IsMctsAgent::<Keyed>::with_iterations(50);
+        agent.generation = u32::MAX - 7;
+        let mut rng = GameRng::new(1);
+        for _ in 0..3 {
+            let a = agent.act(&dealt(), 0, &mut rng);
+            assert!(dealt().is_legal(a));
+            assert_eq!(agent.last_search().iterations, 50);
+        }
+        assert!(agent.generation < 1000, "the marks were reset");
+        let edges = agent.root_edges();
+        assert_eq!(edges.iter().map(|e| e.visits).sum::<u32>(), 50);
+    }
+}
