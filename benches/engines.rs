@@ -79,11 +79,17 @@ fn bench_engine<G: Game>(c: &mut Criterion, label: &str, config: G::Config, perf
                 black_box(list.len())
             })
         });
-        group.bench_with_input(BenchmarkId::new("clone", name), state, |b, s| b.iter(|| black_box(black_box(s).clone())));
+        group.bench_with_input(BenchmarkId::new("clone", name), state, |b, s| {
+            b.iter(|| black_box(black_box(s).clone()))
+        });
         state.legal_actions(&mut list);
         let action = list[list.len() / 2];
         group.bench_with_input(BenchmarkId::new("apply_checked", name), state, |b, s| {
-            b.iter_batched_ref(|| s.clone(), |t| black_box(t.apply(black_box(action))), criterion::BatchSize::SmallInput)
+            b.iter_batched_ref(
+                || s.clone(),
+                |t| black_box(t.apply(black_box(action))),
+                criterion::BatchSize::SmallInput,
+            )
         });
         group.bench_with_input(BenchmarkId::new("apply_unchecked", name), state, |b, s| {
             b.iter_batched_ref(|| s.clone(), |t| t.apply_unchecked(black_box(action)), criterion::BatchSize::SmallInput)

@@ -46,8 +46,9 @@ where
         std::fs::write(&path, serde_json::to_string_pretty(&fresh).expect("serialize") + "\n").expect("write golden");
         return;
     }
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (regenerate with UPDATE_GOLDEN=1 cargo test --test golden)", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("{}: {e} (regenerate with UPDATE_GOLDEN=1 cargo test --test golden)", path.display())
+    });
     let golden: Golden<G::Config> = serde_json::from_str(&text).expect("golden file parses");
     // (1) the committed record replays to the committed end
     let state = golden.record.replay::<G>().unwrap_or_else(|e| panic!("{name}: {e}"));
