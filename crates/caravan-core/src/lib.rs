@@ -55,6 +55,7 @@
 
 mod action;
 mod board;
+mod bot;
 mod config;
 mod display;
 mod error;
@@ -65,6 +66,7 @@ mod setup;
 mod state;
 
 pub use action::{Act, Action};
+pub use bot::CaravanHeuristic;
 pub use board::{Board, FULL_BAG, KINDS, Kind, SIDE, SPACES, SQUARES, Square};
 pub use config::{CaravanConfig, MAX_TURNS_LIMIT};
 pub use error::{CaravanError, ConfigError, Illegal, NotationError, SetupError};

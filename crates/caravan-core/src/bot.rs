@@ -1,0 +1,553 @@
+//! [`CaravanHeuristic`]: a search-free planner for Caravan.
+
+use boardgame_kit::{Agent, Game, GameRng, Turn};
+
+use crate::action::Action;
+use crate::board::{FULL, KINDS, Kind, SIDE, SPACES, SQUARES, Square, flood, neighbours};
+use crate::state::{Caravan, SUPPLY_LOC};
+
+/// The largest path cost the planner tracks (a path of at most 13 squares
+/// on the 7×7 board, each costing at most 2 actions, C-5.1).
+const MAX_COST: usize = 28;
+/// "Unreachable" in the cost maps.
+const INF: u8 = u8::MAX;
+/// Projects considered per decision: laden goods (≤ 6), lying goods (≤ 8),
+/// steals (≤ 18).
+const MAX_PROJECTS: usize = 32;
+
+/// A heuristic Caravan player: a planner with no search, fast enough to be
+/// a rollout policy.
+///
+/// Every decision it re-plans from the position (it keeps no memory):
+///
+/// 1. **Deliver** when a good of its own can land on a camel in the city that
+///    wants it (C-5.4) — rare goods first. Once the bag is empty a delivery
+///    ends the game (C-7.1), so it then delivers only if that wins.
+/// 2. Otherwise it ranks **projects** by points per action: finishing a
+///    good it carries (its kind's points), picking up a lying good and
+///    delivering it (points plus the demand markers on its space, C-5.2,
+///    C-7.3), or stealing a good on top of an opponent's camel (C-5.5; its
+///    points plus a bonus for denying them, only while it holds a theft
+///    marker). A project's cost is the actions it still needs: placing a
+///    camel on the space (or the victim's square), the pick-up or steal,
+///    the camels that complete a chain to the city and the final move of the
+///    good. The chain cost is an exact cheapest path over the bitboards
+///    (1 action per empty square, 2 per occupied one, 0 for squares already
+///    holding its camels, C-5.1, C-5.3).
+/// 3. It plays the next step of the best project it can afford this turn:
+///    the pick-up or steal when its unladen camel is there, else the camel
+///    placement (from the supply first, then from a camel that no chain
+///    needs) on the square of the cheapest path adjacent to the good's
+///    chain, an empty square before an occupied one. With no camel to spare
+///    it moves the good along its chain to the camel nearest its city, which
+///    frees the camels behind it.
+/// 4. When no project has an affordable step it ends the turn (`end`)
+///    instead of wandering.
+///
+/// It plays deterministically (ties broken by a fixed order) unless
+/// [`CaravanHeuristic::epsilon`] asks for some random moves, which come from
+/// the `rng` it is given. A decision allocates nothing.
+///
+/// ```
+/// use boardgame_kit::{Agent, RandomAgent, play_game};
+/// use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic};
+///
+/// let mut bot = CaravanHeuristic::default();
+/// let mut random = RandomAgent;
+/// let mut agents: [&mut dyn Agent<Caravan>; 2] = [&mut bot, &mut random];
+/// let game = play_game::<Caravan>(&CaravanConfig::with_players(2), &mut agents, 1).unwrap();
+/// assert!(game.state.points(0) > game.state.points(1));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CaravanHeuristic {
+    epsilon: f64,
+}
+
+impl CaravanHeuristic {
+    /// The deterministic planner (no random moves).
+    pub fn new() -> Self {
+        CaravanHeuristic::default()
+    }
+
+    /// Plays a uniformly random legal action with probability `epsilon`
+    /// (clamped to `[0, 1]`; non-finite counts as 0) and the plan otherwise —
+    /// a way to diversify rollouts when the planner is a rollout policy.
+    #[must_use]
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.epsilon = if epsilon.is_finite() { epsilon.clamp(0.0, 1.0) } else { 0.0 };
+        self
+    }
+
+    /// The planned action for `seat` in `state` (no randomness). Returns
+    /// [`Action::END`] when it is not `seat`'s decision; otherwise the
+    /// action is always legal.
+    pub fn plan(&self, state: &Caravan, seat: usize) -> Action {
+        if state.turn() != Turn::Player(seat) {
+            return Action::END;
+        }
+        Planner::new(state, seat).decide()
+    }
+}
+
+impl Agent<Caravan> for CaravanHeuristic {
+    fn name(&self) -> String {
+        "heuristic".to_string()
+    }
+
+    fn act(&mut self, state: &Caravan, seat: usize, rng: &mut GameRng) -> Action {
+        if self.epsilon > 0.0 && rng.unit_f64() < self.epsilon {
+            let mut list = <Caravan as Game>::ActionList::default();
+            state.legal_actions(&mut list);
+            if !list.is_empty() {
+                return list[rng.index(list.len())];
+            }
+        }
+        self.plan(state, seat)
+    }
+}
+
+#[inline]
+fn manhattan(a: u8, b: u8) -> u8 {
+    let (ar, ac) = (a / SIDE as u8, a % SIDE as u8);
+    let (br, bc) = (b / SIDE as u8, b % SIDE as u8);
+    ar.abs_diff(br) + ac.abs_diff(bc)
+}
+
+/// What a project is about.
+#[derive(Clone, Copy, Debug)]
+enum Goal {
+    /// Deliver the good of `kind` carried on `loc` (`under`: stolen).
+    Carry { loc: u8, kind: u8, under: bool },
+    /// Pick up the good lying on numbered space `space` (index `0..8`).
+    Pick { space: u8 },
+    /// Steal the `kind` on top of `victim`'s camel on `loc`.
+    Steal { loc: u8, kind: u8, victim: u8 },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Project {
+    goal: Goal,
+    value: u32,
+    cost: u32,
+}
+
+impl Project {
+    /// Whether `self` is a better deal than `other`: more points per action,
+    /// then fewer actions (earlier enumeration wins ties).
+    fn better(&self, other: &Project) -> bool {
+        let a = self.value * other.cost;
+        let b = other.value * self.cost;
+        a > b || (a == b && self.cost < other.cost)
+    }
+}
+
+/// Cumulative reach sets towards one city: `layers[j]` holds every square
+/// from which a chain to the city costs at most `j` more actions.
+#[derive(Clone, Copy)]
+struct CostMap {
+    layers: [u64; MAX_COST],
+    len: u8,
+}
+
+impl CostMap {
+    /// The cheapest cost from any square of `set`, [`INF`] if none.
+    #[inline]
+    fn cost_of(&self, set: u64) -> u8 {
+        for j in 0..usize::from(self.len) {
+            if self.layers[j] & set != 0 {
+                return j as u8;
+            }
+        }
+        INF
+    }
+}
+
+struct Planner<'a> {
+    s: &'a Caravan,
+    p: usize,
+    own: u64,
+    un: u64,
+    occ: u64,
+    left: u8,
+    maps: [Option<CostMap>; KINDS],
+    /// Squares with two or more unladen camels of the mover.
+    dup: u64,
+}
+
+impl<'a> Planner<'a> {
+    fn new(s: &'a Caravan, p: usize) -> Self {
+        let mut dup = 0u64;
+        let mut prev = u16::MAX;
+        for &k in &s.camels[p] {
+            if k >> 8 < SUPPLY_LOC && k & 0xFF == 0 {
+                if k == prev {
+                    dup |= 1u64 << (k >> 8);
+                }
+                prev = k;
+            }
+        }
+        Planner { s, p, own: s.occ[p], un: s.unladen[p], occ: s.occupied(), left: s.left, maps: [None; KINDS], dup }
+    }
+
+    fn city(&self, kind: u8) -> u8 {
+        self.s.config.board.cities[usize::from(kind) % KINDS] % SQUARES as u8
+    }
+
+    /// The action cost of a camel entering `sq` (C-5.1).
+    #[inline]
+    fn enter(&self, sq: u8) -> u8 {
+        if self.occ & (1u64 << sq) != 0 { 2 } else { 1 }
+    }
+
+    /// The cost map towards the city of `kind` (computed once per decision).
+    fn map(&mut self, kind: u8) -> CostMap {
+        let k = usize::from(kind) % KINDS;
+        if let Some(m) = self.maps[k] {
+            return m;
+        }
+        let c = self.city(kind);
+        let cbit = 1u64 << c;
+        // The city needs an unladen camel of ours to receive the good: our
+        // laden camels there do not count (it is then an occupied square).
+        let own0 = if self.un & cbit != 0 { self.own } else { self.own & !cbit };
+        let empty = FULL & !self.occ;
+        let occ2 = self.occ & !own0;
+        let seed_at = if own0 & cbit != 0 {
+            0
+        } else if empty & cbit != 0 {
+            1
+        } else {
+            2
+        };
+        let mut m = CostMap { layers: [0; MAX_COST], len: 0 };
+        let mut prev1 = 0u64; // layer j-1
+        let mut prev2 = 0u64; // layer j-2
+        for j in 0..MAX_COST {
+            let mut l = prev1 | (neighbours(prev1) & empty) | (neighbours(prev2) & occ2);
+            if j >= seed_at {
+                l |= cbit;
+            }
+            l = flood(l | own0, l) | l;
+            m.layers[j] = l;
+            m.len = j as u8 + 1;
+            if l == FULL {
+                break;
+            }
+            prev2 = prev1;
+            prev1 = l;
+        }
+        self.maps[k] = Some(m);
+        m
+    }
+
+    fn decide(mut self) -> Action {
+        let s = self.s;
+        let p = self.p;
+        let bag_empty = s.bag_total == 0;
+        // 1. Deliveries (C-5.4), rare kinds first (lower kind index).
+        let mut best_delivery: Option<(u8, Action)> = None;
+        for &key in &s.camels[p] {
+            let loc = (key >> 8) as u8;
+            let cargo = key & 0xFF;
+            if u16::from(loc) >= SUPPLY_LOC || cargo == 0 {
+                continue;
+            }
+            let under = cargo >= 9;
+            let kind = ((cargo - 1) & 7) as u8;
+            let c = self.city(kind);
+            let a = Action::good(Kind::ALL[usize::from(kind)], under, Square::unchecked(loc), Square::unchecked(c));
+            if s.check(a).is_ok()
+                && (!bag_empty || self.delivery_wins(kind))
+                && best_delivery.is_none_or(|(k, _)| kind < k)
+            {
+                best_delivery = Some((kind, a));
+            }
+        }
+        if let Some((_, a)) = best_delivery {
+            return a;
+        }
+
+        // 2. Projects.
+        let mut projects = [Project { goal: Goal::Pick { space: 0 }, value: 0, cost: 1 }; MAX_PROJECTS];
+        let mut n = 0usize;
+        let mut push = |pr: Project, n: &mut usize| {
+            if *n < MAX_PROJECTS {
+                projects[*n] = pr;
+                *n += 1;
+            }
+        };
+        let mut held = 0u32;
+        let mut prev = u16::MAX;
+        for i in 0..s.camels[p].len() {
+            let key = s.camels[p][i];
+            let loc = (key >> 8) as u8;
+            let cargo = key & 0xFF;
+            if u16::from(loc) >= SUPPLY_LOC || cargo == 0 {
+                continue;
+            }
+            held += 1;
+            if key == prev {
+                continue;
+            }
+            prev = key;
+            let under = cargo >= 9;
+            let kind = ((cargo - 1) & 7) as u8;
+            let comp = flood(self.own, 1u64 << loc);
+            let j = self.map(kind).cost_of(comp);
+            if j == INF || j == 0 {
+                // complete chains that may not deliver (empty bag, not winning)
+                continue;
+            }
+            let value = Kind::ALL[usize::from(kind)].points() as u32;
+            push(Project { goal: Goal::Carry { loc, kind, under }, value, cost: u32::from(j) + 1 }, &mut n);
+        }
+        let total_camels = u32::from(s.config.camels);
+        for i in 0..SPACES {
+            let v = s.lying[i];
+            if v == 0 {
+                continue;
+            }
+            let kind = (v - 1) & 7;
+            let q = s.config.board.spaces[i] % SQUARES as u8;
+            let qbit = 1u64 << q;
+            let map = self.map(kind);
+            let j = map.cost_of(qbit);
+            if j == INF {
+                continue;
+            }
+            let mut cost = u32::from(j) + 2;
+            if self.own & qbit != 0 && self.un & qbit == 0 {
+                cost += 2; // only laden camels of ours there: another one is needed
+            }
+            // Chains longer than the free camels need the good moved along
+            // (one more action per missing camel).
+            let need = u32::from(manhattan(q, self.city(kind))) + 1;
+            let avail = total_camels.saturating_sub(held);
+            cost += need.saturating_sub(avail) + held;
+            let value = Kind::ALL[usize::from(kind)].points() as u32 + u32::from(s.space_markers[i]);
+            push(Project { goal: Goal::Pick { space: i as u8 }, value, cost }, &mut n);
+        }
+        if s.theft[p] > 0 {
+            let players = usize::from(s.config.players);
+            for q in 0..players {
+                if q == p {
+                    continue;
+                }
+                let mut prev = u16::MAX;
+                for &key in &s.camels[q] {
+                    let loc = (key >> 8) as u8;
+                    let cargo = key & 0xFF;
+                    if u16::from(loc) >= SUPPLY_LOC || !(1..=8).contains(&cargo) || key == prev {
+                        continue;
+                    }
+                    prev = key;
+                    let kind = (cargo - 1) as u8;
+                    let lbit = 1u64 << loc;
+                    let j = self.map(kind).cost_of(lbit);
+                    if j == INF {
+                        continue;
+                    }
+                    let mut cost = u32::from(j) + 2;
+                    if self.un & lbit == 0 {
+                        // j counted entering the (occupied) square: 2 actions
+                        if self.own & lbit != 0 {
+                            cost += 2;
+                        }
+                    }
+                    let pts = Kind::ALL[usize::from(kind)].points() as u32;
+                    // taking it from the opponent counts too, fully with one
+                    // opponent, less with several
+                    let deny = if players == 2 { pts / 2 } else { pts / 4 };
+                    push(Project { goal: Goal::Steal { loc, kind, victim: q as u8 }, value: pts + deny, cost }, &mut n);
+                }
+            }
+        }
+        // Best first (stable insertion sort: ties keep enumeration order).
+        for i in 1..n {
+            let mut k = i;
+            while k > 0 && projects[k].better(&projects[k - 1]) {
+                projects.swap(k, k - 1);
+                k -= 1;
+            }
+        }
+        for pr in projects.iter().take(n) {
+            if let Some(a) = self.step(pr) {
+                return a;
+            }
+        }
+        // 3. Nothing affordable: move a carried good forward if that frees a
+        // camel for next turn, else end the turn.
+        for pr in projects.iter().take(n) {
+            if let Goal::Carry { loc, kind, under } = pr.goal
+                && let Some(a) = self.forward(loc, kind, under)
+            {
+                return a;
+            }
+        }
+        Action::END
+    }
+
+    /// Whether delivering a `kind` now (ending the game, C-7.1) wins (C-7.5).
+    fn delivery_wins(&self, kind: u8) -> bool {
+        let s = self.s;
+        let mine = (s.points(self.p) + Kind::ALL[usize::from(kind)].points(), s.delivered_count(self.p) + 1);
+        (0..usize::from(s.config.players)).filter(|&q| q != self.p).all(|q| (s.points(q), s.delivered_count(q)) < mine)
+    }
+
+    /// The next step of project `pr`, if it is affordable and legal now.
+    fn step(&mut self, pr: &Project) -> Option<Action> {
+        match pr.goal {
+            Goal::Carry { loc, kind, under } => {
+                let comp = flood(self.own, 1u64 << loc);
+                match self.extend(comp, kind, 1u64 << loc) {
+                    Some(a) => Some(a),
+                    None => self.forward(loc, kind, under),
+                }
+            }
+            Goal::Pick { space } => {
+                let q = self.s.config.board.spaces[usize::from(space) % SPACES] % SQUARES as u8;
+                let qbit = 1u64 << q;
+                if self.un & qbit != 0 {
+                    return self.legal(Action::pick(space + 1)?);
+                }
+                self.place(q, qbit)
+            }
+            Goal::Steal { loc, kind, victim } => {
+                let lbit = 1u64 << loc;
+                if self.un & lbit != 0 {
+                    return self.legal(Action::steal(
+                        Kind::ALL[usize::from(kind) % KINDS],
+                        Square::unchecked(loc),
+                        victim,
+                    )?);
+                }
+                self.place(loc, lbit)
+            }
+        }
+    }
+
+    fn legal(&self, a: Action) -> Option<Action> {
+        self.s.check(a).is_ok().then_some(a)
+    }
+
+    /// Places a camel on the square next to chain `comp` that lies on a
+    /// cheapest path to the city of `kind`.
+    fn extend(&mut self, comp: u64, kind: u8, keep: u64) -> Option<Action> {
+        let map = self.map(kind);
+        let j = map.cost_of(comp);
+        if j == INF || j == 0 {
+            return None;
+        }
+        let c = self.city(kind);
+        let cbit = 1u64 << c;
+        let own0 = if self.un & cbit != 0 { self.own } else { self.own & !cbit };
+        let cand = (neighbours(comp) | comp) & !own0 & map.layers[usize::from(j)];
+        // an empty square first, then the one nearest the city, then the
+        // lowest index
+        let mut best: Option<(u8, u8, u8)> = None;
+        let mut m = cand;
+        while m != 0 {
+            let t = m.trailing_zeros() as u8;
+            m &= m - 1;
+            let key = (self.enter(t), manhattan(t, c), t);
+            if key.0 <= self.left && best.is_none_or(|b| key < b) {
+                best = Some(key);
+            }
+        }
+        let (_, _, t) = best?;
+        self.place(t, keep | comp)
+    }
+
+    /// A camel move onto `t`, from the supply or from a camel no chain
+    /// needs; `keep` are squares whose camels must stay.
+    fn place(&self, t: u8, keep: u64) -> Option<Action> {
+        if self.enter(t) > self.left {
+            return None;
+        }
+        let to = Square::unchecked(t);
+        if self.s.supply[self.p] > 0 {
+            return self.legal(Action::move_camel(None, to));
+        }
+        let from = self.spare(keep | (1u64 << t))?;
+        self.legal(Action::move_camel(Some(Square::unchecked(from)), to))
+    }
+
+    /// An unladen camel that can leave its square: a second camel on a
+    /// square first, then one that no chain of a carried good needs (off a
+    /// space with a lying good before one on it).
+    fn spare(&self, keep: u64) -> Option<u8> {
+        let s = self.s;
+        let dup = self.dup & !keep;
+        if dup != 0 {
+            return Some(dup.trailing_zeros() as u8);
+        }
+        let mut needed = keep;
+        let mut prev = u16::MAX;
+        for &key in &s.camels[self.p] {
+            let loc = (key >> 8) as u8;
+            let cargo = key & 0xFF;
+            if u16::from(loc) >= SUPPLY_LOC || cargo == 0 || key == prev {
+                continue;
+            }
+            prev = key;
+            let kind = ((cargo - 1) & 7) as u8;
+            let c = self.city(kind);
+            let d = manhattan(loc, c);
+            let lbit = 1u64 << loc;
+            let comp = flood(self.own, lbit);
+            // squares nearer the city than the good
+            let mut closer = 0u64;
+            let mut m = comp;
+            while m != 0 {
+                let y = m.trailing_zeros() as u8;
+                m &= m - 1;
+                if manhattan(y, c) < d {
+                    closer |= 1u64 << y;
+                }
+            }
+            needed |= closer;
+            // and the links whose removal cuts the good off from them
+            let mut m = comp & self.un & !closer;
+            while m != 0 {
+                let y = m.trailing_zeros() as u8;
+                m &= m - 1;
+                let ybit = 1u64 << y;
+                if flood(self.own & !ybit, lbit) & closer != closer {
+                    needed |= ybit;
+                }
+            }
+        }
+        let free = self.un & !needed;
+        let mut lying = 0u64;
+        for i in 0..SPACES {
+            if s.lying[i] != 0 {
+                lying |= 1u64 << (s.config.board.spaces[i] % SQUARES as u8);
+            }
+        }
+        let first = if free & !lying != 0 { free & !lying } else { free };
+        (first != 0).then(|| first.trailing_zeros() as u8)
+    }
+
+    /// Moves the good on `loc` to the unladen camel of its chain nearest its
+    /// city, when that is nearer than `loc` (C-5.3).
+    fn forward(&self, loc: u8, kind: u8, under: bool) -> Option<Action> {
+        if self.left == 0 {
+            return None;
+        }
+        let c = self.city(kind);
+        let comp = flood(self.own, 1u64 << loc);
+        let mut m = comp & self.un;
+        let mut best: Option<(u8, u8)> = None;
+        while m != 0 {
+            let t = m.trailing_zeros() as u8;
+            m &= m - 1;
+            let key = (manhattan(t, c), t);
+            if key.0 < manhattan(loc, c) && best.is_none_or(|b| key < b) {
+                best = Some(key);
+            }
+        }
+        let (_, t) = best?;
+        let a = Action::good(Kind::ALL[usize::from(kind) % KINDS], under, Square::unchecked(loc), Square::unchecked(t));
+        self.legal(a)
+    }
+}
