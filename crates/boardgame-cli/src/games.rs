@@ -261,4 +261,8 @@ impl CliGame for Caravan {
             EndKind::Passes => "passes",
         })
     }
+
+    fn heuristic() -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(caravan_core::CaravanHeuristic::new()))
+    }
 }
