@@ -1,0 +1,286 @@
+//! The Caravan heuristic agent (`CaravanHeuristic`): legality over seeded
+//! games of every player count, reproducibility, targeted decisions on
+//! hand-made positions, strength against random play; ignored release-mode
+//! arena and speed harnesses for the search agents.
+
+mod common;
+
+use boardgame_kit::{Agent, Arena, Entrant, Evaluation, Game, GameRng, IsMctsAgent, Outcome, RandomAgent, play_game};
+use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic, Cargo, Kind};
+use common::*;
+
+fn short(players: u8, max_turns: u32) -> CaravanConfig {
+    CaravanConfig { max_turns, ..cfg(players) }
+}
+
+fn decide(s: &Caravan) -> String {
+    let seat = s.turn_index() as usize % s.num_players();
+    CaravanHeuristic::new().act(s, seat, &mut GameRng::new(0)).to_string()
+}
+
+// ----- legality and reproducibility ------------------------------------------
+
+#[test]
+fn plays_only_legal_actions_for_every_player_count() {
+    // `play_game` validates every action; all heuristic seats and one
+    // heuristic seat against random ones, with and without random moves.
+    for players in 2..=4u8 {
+        for seed in 0..6u64 {
+            let config = short(players, 120);
+            let mut bots: Vec<CaravanHeuristic> = (0..players)
+                .map(|i| {
+                    if seed % 2 == 0 {
+                        CaravanHeuristic::new()
+                    } else {
+                        CaravanHeuristic::new().epsilon(0.1 * f64::from(i))
+                    }
+                })
+                .collect();
+            let mut agents: Vec<&mut dyn Agent<Caravan>> =
+                bots.iter_mut().map(|b| b as &mut dyn Agent<Caravan>).collect();
+            let g = play_game::<Caravan>(&config, &mut agents, seed)
+                .unwrap_or_else(|e| panic!("{players}p seed {seed}: {e}"));
+            assert!(g.state.is_terminal());
+            let mut bot = CaravanHeuristic::new();
+            let mut rest: Vec<RandomAgent> = (1..players).map(|_| RandomAgent).collect();
+            let mut agents: Vec<&mut dyn Agent<Caravan>> = vec![&mut bot];
+            agents.extend(rest.iter_mut().map(|r| r as &mut dyn Agent<Caravan>));
+            play_game::<Caravan>(&short(players, 60), &mut agents, seed + 100).unwrap();
+        }
+    }
+}
+
+#[test]
+fn heuristic_games_end_naturally() {
+    // C-7.1: the planner delivers, so its games reach the natural end.
+    for players in 2..=4u8 {
+        let mut bots: Vec<CaravanHeuristic> = (0..players).map(|_| CaravanHeuristic::new()).collect();
+        let mut agents: Vec<&mut dyn Agent<Caravan>> = bots.iter_mut().map(|b| b as &mut dyn Agent<Caravan>).collect();
+        let g = play_game::<Caravan>(&cfg(players), &mut agents, 7).unwrap();
+        assert_eq!(g.state.end_kind(), Some(caravan_core::EndKind::Natural), "{players} players");
+        assert_eq!(g.state.bag_len(), 0);
+    }
+}
+
+#[test]
+fn same_seed_same_game() {
+    for epsilon in [0.0, 0.2] {
+        let run = |seed: u64| {
+            let mut a = CaravanHeuristic::new().epsilon(epsilon);
+            let mut b = CaravanHeuristic::new().epsilon(epsilon);
+            let mut c = RandomAgent;
+            let mut agents: [&mut dyn Agent<Caravan>; 3] = [&mut a, &mut b, &mut c];
+            play_game::<Caravan>(&short(3, 100), &mut agents, seed).unwrap().record.actions
+        };
+        assert_eq!(run(5), run(5));
+        assert_ne!(run(5), run(6));
+    }
+    assert_eq!(Agent::<Caravan>::name(&CaravanHeuristic::new()), "heuristic");
+}
+
+#[test]
+fn plan_outside_its_turn_is_end() {
+    let s = Caravan::new_game(&cfg(2)).unwrap(); // setup draws pending
+    assert_eq!(CaravanHeuristic::new().plan(&s, 0).to_string(), "end");
+}
+
+// ----- targeted decisions ------------------------------------------------------
+
+#[test]
+fn delivers_when_a_delivery_is_available() {
+    // C-5.4: R1's city is d1; a chain b1-c1-d1 with the good on b1.
+    let setup = base(cfg(2), 6, 4)
+        .camel(0, sq("b1"), Cargo::Top(Kind::R1))
+        .camel(0, sq("c1"), Cargo::Empty)
+        .camel(0, sq("d1"), Cargo::Empty)
+        .camel(0, sq("a1"), Cargo::Empty);
+    let s = game(&setup);
+    assert_eq!(decide(&s), "good R1 b1=>d1");
+}
+
+#[test]
+fn extends_a_chain_towards_the_city() {
+    // The good R1 on b1 wants d1: the cheapest chain fills c1 and d1; the
+    // planner places the next link next to its chain, on the way.
+    let setup = base(cfg(2), 6, 4).camel(0, sq("b1"), Cargo::Top(Kind::R1));
+    let mut s = game(&setup);
+    assert_eq!(decide(&s), "move supply->c1");
+    play(&mut s, "move supply->c1");
+    assert_eq!(decide(&s), "move supply->d1");
+    play(&mut s, "move supply->d1");
+    assert_eq!(decide(&s), "good R1 b1=>d1");
+}
+
+#[test]
+fn moves_a_good_towards_its_city_when_no_camel_is_spare() {
+    // Five camels on the board, all needed: the good C3 (city d5) on d1
+    // moves along its chain d1-d2-d3 to d3, nearest d5 (d4 is the C1 city
+    // ... occupied by nobody, but no camel is left to place there).
+    let setup = base(cfg(2), 6, 4)
+        .camel(0, sq("d1"), Cargo::Top(Kind::C3))
+        .camel(0, sq("d2"), Cargo::Empty)
+        .camel(0, sq("d3"), Cargo::Empty)
+        .camel(0, sq("a7"), Cargo::Top(Kind::C1))
+        .camel(0, sq("g7"), Cargo::Top(Kind::C2));
+    let s = game(&setup);
+    assert_eq!(decide(&s), "good C3 d1=>d3");
+}
+
+#[test]
+fn steals_in_a_clear_case() {
+    // C-5.5: P1's rare R2 (city g4) lies on top of its camel on f4, next to
+    // the city, where P0 has an unladen camel and a camel on g4: stealing
+    // and moving it on delivers 6 points for 2 actions.
+    let setup = base(cfg(2), 6, 4)
+        .camel(1, sq("f4"), Cargo::Top(Kind::R2))
+        .camel(1, sq("a4"), Cargo::Empty)
+        .camel(0, sq("f4"), Cargo::Empty)
+        .camel(0, sq("g4"), Cargo::Empty);
+    let mut s = game(&setup);
+    assert_eq!(decide(&s), "steal R2 f4 from P1");
+    play(&mut s, "steal R2 f4 from P1");
+    assert_eq!(decide(&s), "good R2 under f4=>g4");
+}
+
+#[test]
+fn picks_up_a_good_its_camel_stands_on() {
+    // C-5.2: an unladen camel on space 1 (a1) with a rare good (city d1)
+    // and a demand marker.
+    let setup = base(cfg(2), 6, 4).clear_space(1).lay(1, Kind::R1).camel(0, sq("a1"), Cargo::Empty);
+    let s = game(&setup);
+    assert_eq!(decide(&s), "pick 1");
+}
+
+#[test]
+fn ends_the_turn_when_nothing_useful_fits() {
+    // Every camel laden and no chain can grow (no spare camel, nothing to
+    // move forward): the planner ends its turn.
+    let mut setup = base(cfg(2), 6, 4);
+    for c in ["a4", "b6", "c6", "e6", "f6"] {
+        setup = setup.camel(0, sq(c), Cargo::Top(Kind::C1));
+    }
+    let s = game(&setup);
+    assert_eq!(decide(&s), "end");
+}
+
+#[test]
+fn does_not_end_the_game_by_a_losing_delivery() {
+    // C-7.1: with the bag empty the next delivery ends the game; behind by
+    // more than the good is worth, the planner does not deliver.
+    let setup = base(cfg(2), 6, 4)
+        .camel(0, sq("c4"), Cargo::Top(Kind::C3))
+        .camel(0, sq("d4"), Cargo::Empty)
+        .camel(0, sq("d5"), Cargo::Empty)
+        .empty_bag_into(1);
+    let s = game(&setup);
+    assert!(s.points(1) > s.points(0) + 3);
+    assert_ne!(decide(&s), "good C3 c4=>d5");
+    // Ahead, it delivers and wins.
+    let setup = base(cfg(2), 6, 4)
+        .camel(0, sq("c4"), Cargo::Top(Kind::C3))
+        .camel(0, sq("d4"), Cargo::Empty)
+        .camel(0, sq("d5"), Cargo::Empty)
+        .empty_bag_into(0);
+    let s = game(&setup);
+    assert_eq!(decide(&s), "good C3 c4=>d5");
+}
+
+// ----- strength -----------------------------------------------------------------
+
+#[test]
+fn beats_random_play() {
+    // A random agent wins about half of these; the planner must win at
+    // least 80% of 40 two-player games with seats alternating.
+    let mut wins = 0;
+    for seed in 0..40u64 {
+        let seat = (seed % 2) as usize;
+        let mut bot = CaravanHeuristic::new();
+        let mut random = RandomAgent;
+        let mut agents: [&mut dyn Agent<Caravan>; 2] =
+            if seat == 0 { [&mut bot, &mut random] } else { [&mut random, &mut bot] };
+        let g = play_game::<Caravan>(&short(2, 200), &mut agents, seed).unwrap();
+        if g.state.outcome() == Some(Outcome::Winner(seat)) {
+            wins += 1;
+        }
+    }
+    assert!(wins >= 32, "{wins}/40");
+}
+
+// ----- arena and speed (release, ignored) --------------------------------------
+
+fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// The ISMCTS agent of the arena tables, configured from the environment:
+/// `CARAVAN_ITERS` (1000), `CARAVAN_C` (exploration, 0.7), `CARAVAN_DEPTH`
+/// (rollout depth, 0 = to the end), `CARAVAN_MARGIN` (score-margin scale,
+/// 6), `CARAVAN_ROLLOUT` (`heuristic` or `random`), `CARAVAN_EPS`
+/// (the rollout heuristic's random-move rate).
+fn ismcts_from_env() -> IsMctsAgent<Caravan> {
+    let mut a = IsMctsAgent::<Caravan>::with_iterations(env("CARAVAN_ITERS", 1000)).exploration(env("CARAVAN_C", 0.7));
+    let depth: usize = env("CARAVAN_DEPTH", 40);
+    if depth > 0 {
+        a = a.rollout_depth(depth).evaluation(Evaluation::ScoreMargin(env("CARAVAN_MARGIN", 6.0)));
+    }
+    if env("CARAVAN_ROLLOUT", "heuristic".to_string()) == "heuristic" {
+        a = a.rollout_agent(Box::new(CaravanHeuristic::new().epsilon(env("CARAVAN_EPS", 0.0))));
+    }
+    a
+}
+
+/// `CARAVAN_GAMES=100 CARAVAN_OPPONENT=heuristic cargo test --release -p caravan-core --test bots -- --ignored --nocapture arena_ismcts`
+#[test]
+#[ignore = "release-mode measurement"]
+fn arena_ismcts() {
+    let games: u64 = env("CARAVAN_GAMES", 100);
+    let opponent: String = env("CARAVAN_OPPONENT", "heuristic".to_string());
+    let arena = Arena::<Caravan>::new(cfg(env("CARAVAN_PLAYERS", 2u8)));
+    let opp = opponent.clone();
+    let entrants = vec![
+        Entrant::new("ismcts", || Box::new(ismcts_from_env()) as Box<dyn Agent<Caravan>>),
+        Entrant::new(opponent.clone(), move || -> Box<dyn Agent<Caravan>> {
+            if opp == "random" { Box::new(RandomAgent) } else { Box::new(CaravanHeuristic::new()) }
+        }),
+    ];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let start = std::time::Instant::now();
+    let report = arena.run(&entrants, 0..games, threads).unwrap();
+    for e in &report.entrants {
+        let (lo, hi) = e.win_interval();
+        println!(
+            "{}: {} games, {} wins, {} draws, {:.1}% [{:.1}%, {:.1}%], mean score {:.1}",
+            e.name,
+            e.games,
+            e.wins,
+            e.draws,
+            100.0 * e.win_rate(),
+            100.0 * lo,
+            100.0 * hi,
+            e.mean_score()
+        );
+    }
+    println!("against {opponent}: {:.1} s, mean length {:.0}", start.elapsed().as_secs_f64(), report.mean_length());
+}
+
+/// ISMCTS iterations per second (one thread), over positions of heuristic
+/// games: `cargo test --release -p caravan-core --test bots -- --ignored --nocapture ismcts_speed`
+#[test]
+#[ignore = "release-mode measurement"]
+fn ismcts_speed() {
+    for players in [2u8, 3] {
+        let mut agent = ismcts_from_env();
+        let mut bots: Vec<CaravanHeuristic> = (0..players).map(|_| CaravanHeuristic::new()).collect();
+        let mut agents: Vec<&mut dyn Agent<Caravan>> = bots.iter_mut().map(|b| b as &mut dyn Agent<Caravan>).collect();
+        let g = play_game::<Caravan>(&cfg(players), &mut agents, 3).unwrap();
+        let mut positions = Vec::new();
+        g.record.replay_with::<Caravan>(|_, _, s| positions.push(*s)).unwrap();
+        let mut rng = GameRng::new(1);
+        for s in positions.iter().filter(|s| matches!(s.turn(), boardgame_kit::Turn::Player(_))).step_by(4) {
+            let seat = s.turn_index() as usize % usize::from(players);
+            agent.act(s, seat, &mut rng);
+        }
+        let t = agent.total_stats();
+        println!("{players} players: {} iterations, {:.0} iterations/s", t.iterations, t.iterations_per_second());
+    }
+}
