@@ -1,4 +1,8 @@
-//! Facade over the three library crates of this workspace.
+#![doc = include_str!("../README.md")]
+//!
+//! ## This crate
+//!
+//! A facade over the library crates of this workspace:
 //!
 //! * [`kit`] — [`boardgame_kit`], the common contract and generic tools.
 //! * [`korovan`] — [`korovan_core`], the Korovan engine.

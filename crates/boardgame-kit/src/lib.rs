@@ -14,6 +14,9 @@
 //!   [`Arena`] — generic tools; [`conformance`] — the test suite every engine
 //!   runs against itself; `strategy` (feature `proptest`) — proptest
 //!   strategies for arbitrary reachable states.
+//! * [`IsMctsAgent`], [`FlatMcAgent`] — search agents generic over the trait:
+//!   information-set MCTS (determinize from the seat's view every iteration)
+//!   and a flat Monte-Carlo baseline, with iteration or time budgets.
 //! * [`testgame`] — `HiddenNim`, a tiny game used by the kit's tests and
 //!   examples.
 #![deny(missing_docs)]
