@@ -21,7 +21,7 @@ fn position() -> (CaravanSetup, Caravan) {
 #[test]
 fn tensor_layout_matches_the_document() {
     let (setup, game) = position();
-    let config = game.config().clone();
+    let config = *game.config();
     assert_eq!(Caravan::observation_tensor_shape(&config), vec![1938]);
     let mut t = vec![f32::NAN; 1938];
     game.write_observation_tensor(1, &mut t).unwrap();
