@@ -144,6 +144,16 @@ fn play_writes_the_record_on_quit_and_on_end_of_input() {
     let json: Value = serde_json::from_str(&text).expect("JSON");
     assert!(!json["actions"].as_array().expect("actions").is_empty());
     ok(&["replay", path_str(&eof)]);
+
+    // Search and heuristic bots: the record names them.
+    let bots = scratch("bots.json");
+    let args =
+        ["play", "korovan", "-p", "4", "--agents", "heuristic,ismcts:5", "--seed", "8", "--record", path_str(&bots)];
+    let o = run(&args, &"1\n".repeat(3));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&bots).expect("record")).expect("JSON");
+    assert_eq!(json["agents"], serde_json::json!(["human", "heuristic", "ismcts:5", "ismcts:5"]));
+    ok(&["replay", path_str(&bots)]);
 }
 
 // ------------------------------------------------------------ simulate
