@@ -106,7 +106,7 @@ pub enum RecordError {
     #[error("the record's config is invalid: {0}")]
     InvalidConfig(#[source] BoxError),
     /// An action id is outside the action space.
-    #[error("step {step}: unknown action id {id}: {source}")]
+    #[error("step {step}: {source}")]
     UnknownAction {
         /// The step.
         step: usize,
