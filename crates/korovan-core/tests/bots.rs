@@ -4,7 +4,7 @@
 
 mod common;
 
-use boardgame_kit::{Agent, Arena, Entrant, Game, GameRng, IsMctsAgent, Outcome, RandomAgent, play_game};
+use boardgame_kit::{Agent, Arena, Entrant, Evaluation, Game, GameRng, IsMctsAgent, Outcome, RandomAgent, play_game};
 use korovan_core::{
     AmbushSet, HelperCounts, Korovan, KorovanAction, KorovanConfig, KorovanHeuristic, KorovanSetup, Phase, RowSetup,
 };
@@ -364,6 +364,8 @@ fn arena_ismcts() {
                     "openloop" => a.open_loop_others(true),
                     "nochance" => a.chance_branching(false),
                     "heurroll" => a.rollout_agent(Box::new(KorovanHeuristic::default())),
+                    p if p.starts_with("depth") => a.rollout_depth(p[5..].parse().unwrap()),
+                    p if p.starts_with("margin") => a.evaluation(Evaluation::ScoreMargin(p[6..].parse().unwrap())),
                     _ => a,
                 };
             }
