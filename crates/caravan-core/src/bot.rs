@@ -398,6 +398,7 @@ impl<'a> Planner<'a> {
     fn step(&mut self, pr: &Project) -> Option<Action> {
         match pr.goal {
             Goal::Carry { loc, kind, under } => {
+                // the camels its chain needs are kept by `spare`
                 let comp = flood(self.own, 1u64 << loc);
                 match self.extend(comp, kind, 1u64 << loc) {
                     Some(a) => Some(a),
@@ -455,7 +456,7 @@ impl<'a> Planner<'a> {
             }
         }
         let (_, _, t) = best?;
-        self.place(t, keep | comp)
+        self.place(t, keep)
     }
 
     /// A camel move onto `t`, from the supply or from a camel no chain

@@ -284,3 +284,44 @@ fn ismcts_speed() {
         println!("{players} players: {} iterations, {:.0} iterations/s", t.iterations, t.iterations_per_second());
     }
 }
+
+/// Prints the root statistics of one ISMCTS decision next to the
+/// heuristic's plan, on positions of a heuristic game (a tuning aid).
+#[test]
+#[ignore = "release-mode measurement"]
+fn ismcts_root_debug() {
+    let mut bots = [CaravanHeuristic::new(), CaravanHeuristic::new()];
+    let [a, b] = &mut bots;
+    let mut agents: [&mut dyn Agent<Caravan>; 2] = [a, b];
+    let g = play_game::<Caravan>(&cfg(2), &mut agents, 3).unwrap();
+    let mut positions = Vec::new();
+    g.record.replay_with::<Caravan>(|_, _, s| positions.push(*s)).unwrap();
+    let step: usize = env("CARAVAN_STEP", 40);
+    for s in positions
+        .iter()
+        .filter(|s| matches!(s.turn(), boardgame_kit::Turn::Player(_)))
+        .skip(step)
+        .step_by(17)
+        .take(env("CARAVAN_TAKE", 3))
+    {
+        let seat = s.turn_index() as usize % 2;
+        let mut agent = ismcts_from_env();
+        let chosen = agent.act(s, seat, &mut GameRng::new(1));
+        println!(
+            "turn {} left {} points {}-{}  heuristic: {}  ismcts: {chosen}",
+            s.turn_index(),
+            s.actions_left(),
+            s.points(seat),
+            s.points(1 - seat),
+            CaravanHeuristic::new().plan(s, seat)
+        );
+        let h = CaravanHeuristic::new().plan(s, seat);
+        let edges = agent.root_edges();
+        if let Some((i, e)) = edges.iter().enumerate().find(|(_, e)| e.action == h) {
+            println!("  heuristic's move ranks {i}: visits {} mean {:.3}", e.visits, e.mean_return);
+        }
+        for e in edges.iter().take(8) {
+            println!("  {} visits {} mean {:.3}", e.action, e.visits, e.mean_return);
+        }
+    }
+}
