@@ -1,17 +1,25 @@
-//! Agents by name: `random`, `heuristic`, `ismcts:N`, `flatmc:N`.
+//! Agents by name: `random`, `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`.
 
 use std::fmt;
 use std::str::FromStr;
 
 use std::time::Duration;
 
-use boardgame_kit::{Agent, Budget, Entrant, FlatMcAgent, IsMctsAgent, RandomAgent};
+use boardgame_kit::{Agent, Budget, Entrant, Evaluation, FlatMcAgent, IsMctsAgent, RandomAgent};
 
 use crate::CliError;
 use crate::games::CliGame;
 
 /// Iterations of a search agent named without a budget (`ismcts`).
 pub const DEFAULT_ITERATIONS: u64 = 1000;
+
+/// `ismcts-h`: rollouts stop after this many actions (chance included).
+pub const HEURISTIC_ROLLOUT_DEPTH: usize = 20;
+/// `ismcts-h`: truncated rollouts are scored by score margins on this scale
+/// (points).
+pub const HEURISTIC_MARGIN_SCALE: f64 = 30.0;
+/// `ismcts-h`: the UCB1 exploration constant.
+pub const HEURISTIC_EXPLORATION: f64 = 0.1;
 
 /// An agent named on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +30,11 @@ pub enum AgentSpec {
     Heuristic,
     /// Information-set MCTS with this budget per decision.
     IsMcts(Budget),
+    /// Information-set MCTS whose rollouts are played by the engine's
+    /// heuristic agent, truncated after [`HEURISTIC_ROLLOUT_DEPTH`] actions
+    /// and scored by score margins ([`HEURISTIC_MARGIN_SCALE`]), exploration
+    /// [`HEURISTIC_EXPLORATION`] (the Caravan setting of `docs/bots.md`).
+    IsMctsH(Budget),
     /// Flat Monte-Carlo with this budget per decision.
     FlatMc(Budget),
 }
@@ -32,12 +45,13 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Random => f.write_str("random"),
             AgentSpec::Heuristic => f.write_str("heuristic"),
             AgentSpec::IsMcts(n) => write!(f, "ismcts:{n}"),
+            AgentSpec::IsMctsH(n) => write!(f, "ismcts-h:{n}"),
             AgentSpec::FlatMc(n) => write!(f, "flatmc:{n}"),
         }
     }
 }
 
-const KNOWN: &str = "random, heuristic, ismcts:N, flatmc:N (N iterations, or a time like 200ms or 2s)";
+const KNOWN: &str = "random, heuristic, ismcts:N, ismcts-h:N, flatmc:N (N iterations, or a time like 200ms or 2s)";
 
 /// A budget: `N` iterations, or a time per move `Nms`, `Ns`, `Nus`.
 fn parse_budget(agent: &str, budget: Option<&str>) -> Result<Budget, String> {
@@ -73,6 +87,7 @@ impl FromStr for AgentSpec {
             "random" if budget.is_none() => Ok(AgentSpec::Random),
             "heuristic" if budget.is_none() => Ok(AgentSpec::Heuristic),
             "ismcts" => Ok(AgentSpec::IsMcts(parse_budget(s, budget)?)),
+            "ismcts-h" => Ok(AgentSpec::IsMctsH(parse_budget(s, budget)?)),
             "flatmc" => Ok(AgentSpec::FlatMc(parse_budget(s, budget)?)),
             _ => Err(format!("unknown agent `{s}` (known: {KNOWN})")),
         }
@@ -123,6 +138,18 @@ pub fn build<G: CliGame>(spec: AgentSpec) -> Result<Box<dyn Agent<G>>, CliError>
             CliError::Usage(format!("unknown agent `heuristic`: {} has no heuristic agent yet", G::CLI_NAME))
         }),
         AgentSpec::IsMcts(budget) => Ok(Box::new(IsMctsAgent::<G>::new(budget))),
+        AgentSpec::IsMctsH(budget) => {
+            let rollout = G::heuristic().ok_or_else(|| {
+                CliError::Usage(format!("unknown agent `ismcts-h`: {} has no heuristic agent yet", G::CLI_NAME))
+            })?;
+            Ok(Box::new(
+                IsMctsAgent::<G>::new(budget)
+                    .rollout_agent(rollout)
+                    .rollout_depth(HEURISTIC_ROLLOUT_DEPTH)
+                    .evaluation(Evaluation::ScoreMargin(HEURISTIC_MARGIN_SCALE))
+                    .exploration(HEURISTIC_EXPLORATION),
+            ))
+        }
         AgentSpec::FlatMc(budget) => Ok(Box::new(FlatMcAgent::<G>::new(budget))),
     }
 }
@@ -143,7 +170,9 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_budgets_parse() {
-        for name in ["random", "heuristic", "ismcts:2000", "flatmc:50", "ismcts:250ms", "flatmc:1500us"] {
+        for name in
+            ["random", "heuristic", "ismcts:2000", "ismcts-h:1000", "flatmc:50", "ismcts:250ms", "flatmc:1500us"]
+        {
             let spec: AgentSpec = name.parse().unwrap();
             assert_eq!(spec.to_string(), name);
         }
@@ -175,5 +204,6 @@ mod tests {
             _ => panic!("nim has no heuristic agent"),
         }
         assert!(build::<HiddenNim>(AgentSpec::IsMcts(Budget::Iterations(3))).is_ok());
+        assert!(build::<HiddenNim>(AgentSpec::IsMctsH(Budget::Iterations(3))).is_err());
     }
 }
