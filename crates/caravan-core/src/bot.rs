@@ -162,12 +162,51 @@ impl CostMap {
     }
 }
 
+/// The cost map towards city square `c` for a player whose camels stand on
+/// `own` (unladen ones on `un`), with camels of anyone on `occ`: entering an
+/// empty square costs 1, an occupied one 2, one of `own` 0 (C-5.1) — except
+/// the city, which needs an unladen camel of the player to receive the good
+/// (C-5.3), so laden camels of the player there do not count.
+fn cost_map(c: u8, own: u64, un: u64, occ: u64) -> CostMap {
+    let cbit = 1u64 << c;
+    let own0 = if un & cbit != 0 { own } else { own & !cbit };
+    let empty = FULL & !occ;
+    let occ2 = occ & !own0;
+    let seed_at = if own0 & cbit != 0 {
+        0
+    } else if empty & cbit != 0 {
+        1
+    } else {
+        2
+    };
+    let mut m = CostMap { layers: [0; MAX_COST], len: 0 };
+    let mut prev1 = 0u64; // layer j-1
+    let mut prev2 = 0u64; // layer j-2
+    for j in 0..MAX_COST {
+        let mut l = prev1 | (neighbours(prev1) & empty) | (neighbours(prev2) & occ2);
+        if j >= seed_at {
+            l |= cbit;
+        }
+        l = flood(l | own0, l) | l;
+        m.layers[j] = l;
+        m.len = j as u8 + 1;
+        if l == FULL {
+            break;
+        }
+        prev2 = prev1;
+        prev1 = l;
+    }
+    m
+}
+
 struct Planner<'a> {
     s: &'a Caravan,
     p: usize,
     own: u64,
     un: u64,
     occ: u64,
+    /// Squares with camels of the other players.
+    others: u64,
     left: u8,
     maps: [Option<CostMap>; KINDS],
     /// Squares with two or more unladen camels of the mover.
@@ -186,7 +225,17 @@ impl<'a> Planner<'a> {
                 prev = k;
             }
         }
-        Planner { s, p, own: s.occ[p], un: s.unladen[p], occ: s.occupied(), left: s.left, maps: [None; KINDS], dup }
+        Planner {
+            s,
+            p,
+            own: s.occ[p],
+            un: s.unladen[p],
+            occ: s.occupied(),
+            others: (0..s.occ.len()).filter(|&q| q != p).fold(0, |acc, q| acc | s.occ[q]),
+            left: s.left,
+            maps: [None; KINDS],
+            dup,
+        }
     }
 
     fn city(&self, kind: u8) -> u8 {
@@ -205,37 +254,7 @@ impl<'a> Planner<'a> {
         if let Some(m) = self.maps[k] {
             return m;
         }
-        let c = self.city(kind);
-        let cbit = 1u64 << c;
-        // The city needs an unladen camel of ours to receive the good: our
-        // laden camels there do not count (it is then an occupied square).
-        let own0 = if self.un & cbit != 0 { self.own } else { self.own & !cbit };
-        let empty = FULL & !self.occ;
-        let occ2 = self.occ & !own0;
-        let seed_at = if own0 & cbit != 0 {
-            0
-        } else if empty & cbit != 0 {
-            1
-        } else {
-            2
-        };
-        let mut m = CostMap { layers: [0; MAX_COST], len: 0 };
-        let mut prev1 = 0u64; // layer j-1
-        let mut prev2 = 0u64; // layer j-2
-        for j in 0..MAX_COST {
-            let mut l = prev1 | (neighbours(prev1) & empty) | (neighbours(prev2) & occ2);
-            if j >= seed_at {
-                l |= cbit;
-            }
-            l = flood(l | own0, l) | l;
-            m.layers[j] = l;
-            m.len = j as u8 + 1;
-            if l == FULL {
-                break;
-            }
-            prev2 = prev1;
-            prev1 = l;
-        }
+        let m = cost_map(self.city(kind), self.own, self.un, self.occ);
         self.maps[k] = Some(m);
         m
     }
@@ -444,19 +463,39 @@ impl<'a> Planner<'a> {
         let own0 = if self.un & cbit != 0 { self.own } else { self.own & !cbit };
         let cand = (neighbours(comp) | comp) & !own0 & map.layers[usize::from(j)];
         // an empty square first, then the one nearest the city, then the
-        // lowest index
-        let mut best: Option<(u8, u8, u8)> = None;
-        let mut m = cand;
-        while m != 0 {
-            let t = m.trailing_zeros() as u8;
-            m &= m - 1;
-            let key = (self.enter(t), manhattan(t, c), t);
-            if key.0 <= self.left && best.is_none_or(|b| key < b) {
-                best = Some(key);
+        // lowest index; a camel taken from the board must make the chain
+        // cheaper (no wandering back and forth)
+        let mut tried = 0u64;
+        loop {
+            let mut best: Option<(u8, u8, u8)> = None;
+            let mut m = cand & !tried;
+            while m != 0 {
+                let t = m.trailing_zeros() as u8;
+                m &= m - 1;
+                let key = (self.enter(t), manhattan(t, c), t);
+                if key.0 <= self.left && best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+            let (_, _, t) = best?;
+            let tbit = 1u64 << t;
+            tried |= tbit;
+            if self.s.supply[self.p] > 0 {
+                return self.place(t, keep);
+            }
+            let Some(y) = self.spare(keep | tbit) else {
+                return None;
+            };
+            let ybit = 1u64 << y;
+            let stays =
+                self.dup & ybit != 0 || self.s.camels[self.p].iter().any(|&k| k >> 8 == u16::from(y) && k & 0xFF != 0);
+            let own = if stays { self.own | tbit } else { (self.own & !ybit) | tbit };
+            let un = if self.dup & ybit != 0 { self.un | tbit } else { (self.un & !ybit) | tbit };
+            let after = cost_map(c, own, un, own | self.others).cost_of(flood(own, keep & comp));
+            if after < j {
+                return self.legal(Action::move_camel(Some(Square::unchecked(y)), Square::unchecked(t)));
             }
         }
-        let (_, _, t) = best?;
-        self.place(t, keep)
     }
 
     /// A camel move onto `t`, from the supply or from a camel no chain
@@ -493,27 +532,22 @@ impl<'a> Planner<'a> {
             prev = key;
             let kind = ((cargo - 1) & 7) as u8;
             let c = self.city(kind);
-            let d = manhattan(loc, c);
             let lbit = 1u64 << loc;
             let comp = flood(self.own, lbit);
-            // squares nearer the city than the good
-            let mut closer = 0u64;
-            let mut m = comp;
-            while m != 0 {
-                let y = m.trailing_zeros() as u8;
-                m &= m - 1;
-                if manhattan(y, c) < d {
-                    closer |= 1u64 << y;
-                }
-            }
-            needed |= closer;
-            // and the links whose removal cuts the good off from them
-            let mut m = comp & self.un & !closer;
+            let j = cost_map(c, self.own, self.un, self.occ).cost_of(comp);
+            // a camel of the chain is needed when the chain costs more
+            // without it
+            let mut m = comp & self.un & !needed & !lbit;
             while m != 0 {
                 let y = m.trailing_zeros() as u8;
                 m &= m - 1;
                 let ybit = 1u64 << y;
-                if flood(self.own & !ybit, lbit) & closer != closer {
+                // other camels of ours on y (laden ones) keep it in the chain
+                let alone = !s.camels[self.p].iter().any(|&k| k >> 8 == u16::from(y) && k & 0xFF != 0);
+                let own = if alone { self.own & !ybit } else { self.own };
+                let un = self.un & !ybit;
+                let occ = own | self.others;
+                if cost_map(c, own, un, occ).cost_of(flood(own, lbit)) > j {
                     needed |= ybit;
                 }
             }

@@ -325,3 +325,48 @@ fn ismcts_root_debug() {
         }
     }
 }
+
+/// Mean score margin after heuristic rollouts from the children of one
+/// position (a tuning aid): `CARAVAN_STEP`, `CARAVAN_DEPTH`.
+#[test]
+#[ignore = "release-mode measurement"]
+fn rollout_values_debug() {
+    let mut bots = [CaravanHeuristic::new(), CaravanHeuristic::new()];
+    let [a, b] = &mut bots;
+    let mut agents: [&mut dyn Agent<Caravan>; 2] = [a, b];
+    let g = play_game::<Caravan>(&cfg(2), &mut agents, 3).unwrap();
+    let mut positions = Vec::new();
+    g.record.replay_with::<Caravan>(|_, _, s| positions.push(*s)).unwrap();
+    let step: usize = env("CARAVAN_STEP", 57);
+    let s = *positions.iter().filter(|s| matches!(s.turn(), boardgame_kit::Turn::Player(_))).nth(step).unwrap();
+    let seat = s.turn_index() as usize % 2;
+    let depth: usize = env("CARAVAN_DEPTH", 20);
+    println!("{s}");
+    let h = CaravanHeuristic::new().plan(&s, seat);
+    for first in [h, caravan_core::Action::END] {
+        let mut sum = 0i64;
+        let mut rng = GameRng::new(9);
+        let mut bot = CaravanHeuristic::new();
+        let mut chances = <Caravan as Game>::ChanceList::default();
+        for _ in 0..env("CARAVAN_N", 200) {
+            let mut t = s;
+            t.apply(first).unwrap();
+            for _ in 0..depth {
+                let a = match t.turn() {
+                    boardgame_kit::Turn::Terminal => break,
+                    boardgame_kit::Turn::Chance => boardgame_kit::sample_chance(&t, &mut rng, &mut chances).unwrap(),
+                    boardgame_kit::Turn::Player(p) => bot.act(&t, p, &mut rng),
+                };
+                if std::env::var("CARAVAN_TRACE").is_ok() {
+                    print!("{a}; ");
+                }
+                t.apply(a).unwrap();
+            }
+            if std::env::var("CARAVAN_TRACE").is_ok() {
+                println!("\n{t}");
+            }
+            sum += i64::from(t.points(seat) - t.points(1 - seat));
+        }
+        println!("{first}: mean margin {:.2}", sum as f64 / 200.0);
+    }
+}
