@@ -9,6 +9,9 @@ use korovan_core::{
     AmbushSet, HelperCounts, Korovan, KorovanAction, KorovanConfig, KorovanHeuristic, KorovanSetup, Phase, RowSetup,
 };
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use common::{cfg, journey, play};
 
 /// Plays one game of `n` players: the heuristic at `seat`, random agents
@@ -358,21 +361,68 @@ fn arena_ismcts() {
     arena(
         &label,
         move || {
+            let searcher = Arc::new(AtomicUsize::new(0));
             let mut a = IsMctsAgent::<Korovan>::with_iterations(iters).exploration(c);
+            if v2.split(',').any(|p| p == "selfheur") {
+                a = a.rollout_agent(Box::new(SelfHeuristic {
+                    searcher: searcher.clone(),
+                    bot: KorovanHeuristic::new(),
+                }));
+            }
             for part in v2.split(',') {
                 a = match part {
                     "openloop" => a.open_loop_others(true),
                     "nochance" => a.chance_branching(false),
                     "heurroll" => a.rollout_agent(Box::new(KorovanHeuristic::default())),
+                    p if p.starts_with("nodes") => a.max_nodes(p[5..].parse().unwrap()),
                     p if p.starts_with("depth") => a.rollout_depth(p[5..].parse().unwrap()),
                     p if p.starts_with("margin") => a.evaluation(Evaluation::ScoreMargin(p[6..].parse().unwrap())),
                     _ => a,
                 };
             }
-            Box::new(a)
+            Box::new(Searcher { inner: a, seat: searcher })
         },
         env_u64("KOROVAN_GAMES", 1000),
     );
+}
+
+/// A rollout policy: the heuristic for the searching seat (its own future
+/// play), uniformly random for the others (the opponents it actually faces).
+struct SelfHeuristic {
+    searcher: Arc<AtomicUsize>,
+    bot: KorovanHeuristic,
+}
+
+impl Agent<Korovan> for SelfHeuristic {
+    fn name(&self) -> String {
+        "self-heuristic".into()
+    }
+    fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> KorovanAction {
+        if seat == self.searcher.load(Ordering::Relaxed) {
+            self.bot.act(state, seat, rng)
+        } else {
+            RandomAgent.act(state, seat, rng)
+        }
+    }
+}
+
+/// An ISMCTS agent that tells its rollout policy which seat is searching.
+struct Searcher {
+    inner: IsMctsAgent<Korovan>,
+    seat: Arc<AtomicUsize>,
+}
+
+impl Agent<Korovan> for Searcher {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> KorovanAction {
+        self.seat.store(seat, Ordering::Relaxed);
+        self.inner.act(state, seat, rng)
+    }
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
 }
 
 /// ISMCTS iterations per second on Korovan, 5 players (one thread):
