@@ -483,9 +483,7 @@ impl<'a> Planner<'a> {
             if self.s.supply[self.p] > 0 {
                 return self.place(t, keep);
             }
-            let Some(y) = self.spare(keep | tbit) else {
-                return None;
-            };
+            let y = self.spare(keep | tbit)?;
             let ybit = 1u64 << y;
             let stays =
                 self.dup & ybit != 0 || self.s.camels[self.p].iter().any(|&k| k >> 8 == u16::from(y) && k & 0xFF != 0);
