@@ -425,26 +425,40 @@ impl Agent<Korovan> for Searcher {
     }
 }
 
-/// ISMCTS iterations per second on Korovan, 5 players (one thread):
+/// ISMCTS iterations per second on Korovan, 5 players (one thread; the
+/// search seat against four random agents, seats 0..5 in turn):
 /// `cargo test --release -p korovan-core --test bots -- --ignored --nocapture ismcts_speed`
 #[test]
 #[ignore = "release-mode measurement"]
 fn ismcts_speed() {
     let iters = env_u64("KOROVAN_ITERS", 1000);
-    let mut searcher = IsMctsAgent::<Korovan>::with_iterations(iters).chance_branching(false);
-    for seed in 0..env_u64("KOROVAN_GAMES", 20) {
-        let mut randoms = [RandomAgent, RandomAgent, RandomAgent, RandomAgent];
-        let [a, b, c, d] = &mut randoms;
-        let mut agents: [&mut dyn Agent<Korovan>; 5] = [&mut searcher, a, b, c, d];
-        play_game::<Korovan>(&KorovanConfig::with_players(5), &mut agents, seed).unwrap();
+    for (label, branching, guided) in [
+        ("default", true, false),
+        ("chance_branching(false)", false, false),
+        ("chance_branching(false), self-heuristic rollouts", false, true),
+    ] {
+        let seat = Arc::new(AtomicUsize::new(0));
+        let mut inner = IsMctsAgent::<Korovan>::with_iterations(iters).chance_branching(branching);
+        if guided {
+            inner =
+                inner.rollout_agent(Box::new(SelfHeuristic { searcher: seat.clone(), bot: KorovanHeuristic::new() }));
+        }
+        let mut searcher = Searcher { inner, seat };
+        for seed in 0..env_u64("KOROVAN_GAMES", 20) {
+            let mut randoms = [RandomAgent, RandomAgent, RandomAgent, RandomAgent];
+            let mut agents: Vec<&mut dyn Agent<Korovan>> =
+                randoms.iter_mut().map(|r| r as &mut dyn Agent<Korovan>).collect();
+            agents.insert((seed % 5) as usize, &mut searcher);
+            play_game::<Korovan>(&KorovanConfig::with_players(5), &mut agents, seed).unwrap();
+        }
+        let s = searcher.inner.total_stats();
+        println!(
+            "ismcts:{iters} {label}: {} searches, {} iterations in {:.2} s: {:.0} iterations/s, {:.1} nodes/search",
+            s.searches,
+            s.iterations,
+            s.elapsed.as_secs_f64(),
+            s.iterations_per_second(),
+            s.nodes as f64 / s.searches.max(1) as f64
+        );
     }
-    let s = searcher.total_stats();
-    println!(
-        "ismcts:{iters} (no chance branching): {} searches, {} iterations in {:.2} s: {:.0} iterations/s, {:.1} nodes/search",
-        s.searches,
-        s.iterations,
-        s.elapsed.as_secs_f64(),
-        s.iterations_per_second(),
-        s.nodes as f64 / s.searches.max(1) as f64
-    );
 }
