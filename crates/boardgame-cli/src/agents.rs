@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use std::time::Duration;
 
-use boardgame_kit::{Agent, Budget, Entrant, Evaluation, FlatMcAgent, IsMctsAgent, RandomAgent};
+use boardgame_kit::{Agent, Budget, Entrant, FlatMcAgent, IsMctsAgent, RandomAgent};
 
 use crate::CliError;
 use crate::games::CliGame;
@@ -138,18 +138,9 @@ pub fn build<G: CliGame>(spec: AgentSpec) -> Result<Box<dyn Agent<G>>, CliError>
             CliError::Usage(format!("unknown agent `heuristic`: {} has no heuristic agent yet", G::CLI_NAME))
         }),
         AgentSpec::IsMcts(budget) => Ok(Box::new(IsMctsAgent::<G>::new(budget))),
-        AgentSpec::IsMctsH(budget) => {
-            let rollout = G::heuristic().ok_or_else(|| {
-                CliError::Usage(format!("unknown agent `ismcts-h`: {} has no heuristic agent yet", G::CLI_NAME))
-            })?;
-            Ok(Box::new(
-                IsMctsAgent::<G>::new(budget)
-                    .rollout_agent(rollout)
-                    .rollout_depth(HEURISTIC_ROLLOUT_DEPTH)
-                    .evaluation(Evaluation::ScoreMargin(HEURISTIC_MARGIN_SCALE))
-                    .exploration(HEURISTIC_EXPLORATION),
-            ))
-        }
+        AgentSpec::IsMctsH(budget) => G::guided_search(budget).ok_or_else(|| {
+            CliError::Usage(format!("unknown agent `ismcts-h`: {} has no heuristic agent yet", G::CLI_NAME))
+        }),
         AgentSpec::FlatMc(budget) => Ok(Box::new(FlatMcAgent::<G>::new(budget))),
     }
 }

@@ -6,7 +6,7 @@
 //! player's view.
 
 use boardgame_kit::testgame::HiddenNim;
-use boardgame_kit::{Agent, Game};
+use boardgame_kit::{Agent, Budget, Evaluation, Game, IsMctsAgent};
 use caravan_core::{Caravan, EndKind};
 use clap::ValueEnum;
 use korovan_core::Korovan;
@@ -51,6 +51,23 @@ pub trait CliGame: Game {
     /// The engine's heuristic agent, if it has one.
     fn heuristic() -> Option<Box<dyn Agent<Self>>> {
         None
+    }
+
+    /// `ismcts-h:N`: ISMCTS guided by the engine's heuristic. By default the
+    /// heuristic plays every seat in rollouts cut after
+    /// [`HEURISTIC_ROLLOUT_DEPTH`](crate::agents::HEURISTIC_ROLLOUT_DEPTH)
+    /// actions and scored by score margins (the setting tuned on Caravan);
+    /// engines override it with their own tuned setting.
+    fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
+        use crate::agents::{HEURISTIC_EXPLORATION, HEURISTIC_MARGIN_SCALE, HEURISTIC_ROLLOUT_DEPTH};
+        let rollout = Self::heuristic()?;
+        Some(Box::new(
+            IsMctsAgent::<Self>::new(budget)
+                .rollout_agent(rollout)
+                .rollout_depth(HEURISTIC_ROLLOUT_DEPTH)
+                .evaluation(Evaluation::ScoreMargin(HEURISTIC_MARGIN_SCALE))
+                .exploration(HEURISTIC_EXPLORATION),
+        ))
     }
 }
 
@@ -220,6 +237,17 @@ impl CliGame for Korovan {
 
     fn heuristic() -> Option<Box<dyn Agent<Self>>> {
         Some(Box::new(korovan_core::KorovanHeuristic::default()))
+    }
+
+    /// Korovan's tuned setting (docs/bots.md): the heuristic plays the
+    /// searching seat's own later decisions in rollouts, the other seats play
+    /// uniformly at random, chance does not branch the tree.
+    fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(
+            IsMctsAgent::<Self>::new(budget)
+                .chance_branching(false)
+                .searcher_rollout_agent(Box::new(korovan_core::KorovanHeuristic::default())),
+        ))
     }
 }
 

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use boardgame_kit::{Arena, ArenaGame, EntrantStats, Outcome};
+use boardgame_kit::{Arena, ArenaGame, EntrantStats};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -332,13 +332,7 @@ fn tally<G: CliGame>(extra: &Mutex<Extra>, state: &G, seats: usize) {
     let end = state.end_kind();
     let mut x = extra.lock().unwrap_or_else(|p| p.into_inner());
     for (seat, stats) in x.by_seat.iter_mut().enumerate().take(seats) {
-        stats.games += 1;
-        stats.score_sum += i64::from(state.score(seat));
-        match outcome {
-            Some(Outcome::Winner(w)) if w == seat => stats.wins += 1,
-            Some(Outcome::Draw(s)) if s.contains(seat) => stats.draws += 1,
-            _ => {}
-        }
+        stats.record(outcome, seat, state.score(seat));
     }
     x.progress_sum += progress;
     if let Some(kind) = end {
@@ -380,18 +374,23 @@ pub fn table(r: &SimResults) -> String {
     let row = |label: &str, e: &EntrantStats| {
         let (lo, hi) = e.win_interval();
         format!(
-            "{label:<w$} {:>7} {:>7} {:>7} {:>9}  {:<16} {:>10.2}\n",
+            "{label:<w$} {:>7} {:>7} {:>7} {:>9}  {:<16} {:>9}  {:<16} {:>10.2}\n",
             e.games,
             e.wins,
             e.draws,
             pct(e.win_rate()),
             format!("[{}, {}]", pct(lo), pct(hi)),
+            pct(e.win_share()),
+            {
+                let (lo, hi) = e.win_share_interval();
+                format!("[{}, {}]", pct(lo), pct(hi))
+            },
             e.mean_score()
         )
     };
     s.push_str(&format!(
-        "{:<w$} {:>7} {:>7} {:>7} {:>9}  {:<16} {:>10}\n",
-        "by agent", "games", "wins", "draws", "win rate", "95% interval", "mean score"
+        "{:<w$} {:>7} {:>7} {:>7} {:>9}  {:<16} {:>9}  {:<16} {:>10}\n",
+        "by agent", "games", "wins", "draws", "win rate", "95% interval", "share", "95% interval", "mean score"
     ));
     let (agent_labels, seat_labels) = labels.split_at(r.by_agent.len());
     for (label, e) in agent_labels.iter().zip(&r.by_agent) {
@@ -447,12 +446,7 @@ pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String
             }
         }
     }
-    let add = |x: &mut EntrantStats, y: &EntrantStats| {
-        x.games += y.games;
-        x.wins += y.wins;
-        x.draws += y.draws;
-        x.score_sum += y.score_sum;
-    };
+    let add = |x: &mut EntrantStats, y: &EntrantStats| x.merge(y);
     acc.by_agent.iter_mut().zip(&other.by_agent).for_each(|(x, y)| add(x, y));
     acc.by_seat.iter_mut().zip(&other.by_seat).for_each(|(x, y)| add(x, y));
     acc.games += other.games;
@@ -539,8 +533,14 @@ mod tests {
     }
 
     fn results(seeds: [u64; 2], wins: u64) -> SimResults {
-        let stats =
-            |name: &str| EntrantStats { name: name.into(), games: seeds[1] - seeds[0], wins, draws: 1, score_sum: 5 };
+        let stats = |name: &str| EntrantStats {
+            name: name.into(),
+            games: seeds[1] - seeds[0],
+            wins,
+            draws: 1,
+            score_sum: 5,
+            share_units: 0,
+        };
         SimResults {
             format: RESULTS_FORMAT.into(),
             engine: "nim".into(),

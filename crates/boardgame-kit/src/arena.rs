@@ -56,9 +56,63 @@ pub struct EntrantStats {
     pub draws: u64,
     /// Sum of final scores.
     pub score_sum: i64,
+    /// Win shares in units of [`SHARE_UNIT`]: a sole win adds `SHARE_UNIT`,
+    /// a draw among `k` seats `SHARE_UNIT / k` (exact for every `k ≤ 16`).
+    #[serde(default)]
+    pub share_units: u64,
 }
 
+/// The unit of [`EntrantStats::share_units`]: lcm(1..=16), so that a draw
+/// among any number of seats is a whole number of units.
+pub const SHARE_UNIT: u64 = 720_720;
+
 impl EntrantStats {
+    /// Counts one finished game in which this entrant played `seat` and
+    /// scored `score`.
+    pub fn record(&mut self, outcome: Option<crate::Outcome>, seat: usize, score: i32) {
+        self.games += 1;
+        self.score_sum += i64::from(score);
+        match outcome {
+            Some(crate::Outcome::Winner(w)) if w == seat => {
+                self.wins += 1;
+                self.share_units += SHARE_UNIT;
+            }
+            Some(crate::Outcome::Draw(s)) if s.contains(seat) => {
+                self.draws += 1;
+                self.share_units += SHARE_UNIT / s.len().max(1) as u64;
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds another tally of the same entrant.
+    pub fn merge(&mut self, other: &EntrantStats) {
+        self.games += other.games;
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.score_sum += other.score_sum;
+        self.share_units += other.share_units;
+    }
+
+    /// The mean win share: a sole win counts 1, a draw among `k` seats
+    /// `1/k`. Over all seats of a game the shares sum to 1, so the fair
+    /// share of an `n`-player game is `1/n`.
+    pub fn win_share(&self) -> f64 {
+        if self.games == 0 { 0.0 } else { self.share_units as f64 / (self.games * SHARE_UNIT) as f64 }
+    }
+
+    /// A conservative 95% interval of the win share: normal approximation
+    /// with the largest variance a mean of values in `[0, 1]` can have,
+    /// `p(1 − p)/n`.
+    pub fn win_share_interval(&self) -> (f64, f64) {
+        if self.games == 0 {
+            return (0.0, 1.0);
+        }
+        let p = self.win_share();
+        let half = 1.959_963_984_540_054 * (p * (1.0 - p) / self.games as f64).sqrt();
+        ((p - half).max(0.0), (p + half).min(1.0))
+    }
+
     /// Games lost.
     pub fn losses(&self) -> u64 {
         self.games - self.wins - self.draws
@@ -122,10 +176,7 @@ impl ArenaReport {
             return Err(format!("cannot merge reports of {:?} and {:?}", names(self), names(other)));
         }
         for (a, b) in self.entrants.iter_mut().zip(&other.entrants) {
-            a.games += b.games;
-            a.wins += b.wins;
-            a.draws += b.draws;
-            a.score_sum += b.score_sum;
+            a.merge(b);
         }
         self.games += other.games;
         self.length_sum += other.length_sum;
@@ -141,13 +192,7 @@ impl ArenaReport {
         let outcome = game.state.outcome();
         for (e, stats) in self.entrants.iter_mut().enumerate() {
             let seat = game.seat_of[e];
-            stats.games += 1;
-            stats.score_sum += i64::from(game.state.score(seat));
-            match outcome {
-                Some(crate::Outcome::Winner(w)) if w == seat => stats.wins += 1,
-                Some(crate::Outcome::Draw(s)) if s.contains(seat) => stats.draws += 1,
-                _ => {}
-            }
+            stats.record(outcome, seat, game.state.score(seat));
         }
         self.games += 1;
         self.length_sum += game.length as u64;

@@ -37,7 +37,7 @@ pub use agent::{
     AGENT_STREAM_BASE, Agent, CHANCE_STREAM, PlayError, PlayedGame, RandomAgent, count_legal, perft, play_from,
     play_game, playout,
 };
-pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, wilson_interval};
+pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
 pub use game::{
     ActionBuffer, ActionId, ChanceOutcome, Game, MaskError, Outcome, Seats, Turn, legal_action_mask, sample_chance,
 };

@@ -3,7 +3,7 @@
 use boardgame_kit::testgame::{HiddenNim, NimAction, NimConfig, NimError};
 use boardgame_kit::{
     Agent, Arena, Entrant, Game, GameRecord, GameRng, Outcome, PlayError, RandomAgent, RecordError, RecordHeader,
-    Seats, Turn, conformance, legal_action_mask, perft, play_game, playout, wilson_interval,
+    SHARE_UNIT, Seats, Turn, conformance, legal_action_mask, perft, play_game, playout, wilson_interval,
 };
 
 fn new(stones: u8) -> HiddenNim {
@@ -378,6 +378,13 @@ fn arena_is_reproducible_whatever_the_threads_and_shards() {
     }
     // draws are shared: both entrants count the same draws
     assert_eq!(one.entrants[0].draws, one.entrants[1].draws);
+    // win shares: a win is 1, a two-way draw 1/2 each; the shares of a game sum to 1
+    let units: u64 = one.entrants.iter().map(|e| e.share_units).sum();
+    assert_eq!(units, 300 * SHARE_UNIT);
+    let e = &one.entrants[0];
+    assert_eq!(e.share_units, e.wins * SHARE_UNIT + e.draws * SHARE_UNIT / 2);
+    let (lo, hi) = e.win_share_interval();
+    assert!(lo < e.win_share() && e.win_share() < hi && hi - lo < 0.12, "{lo} {hi}");
     let other = Arena::<HiddenNim>::new(NimConfig { stones: 8 }).run(&entrants, 1..301, 1).unwrap();
     assert_ne!(other, one, "different seeds give different results");
 }

@@ -534,3 +534,36 @@ fn each_seat_plays_for_its_own_returns() {
     let mut agent = IsMctsAgent::with_iterations(100);
     assert_eq!(agent.act(&after_right, 1, &mut GameRng::new(0)), Pick(0));
 }
+
+/// Records the seats it is asked to play for, and plays `take 1` when it can.
+struct SeatRecorder(std::sync::Arc<std::sync::Mutex<Vec<usize>>>);
+
+impl Agent<HiddenNim> for SeatRecorder {
+    fn name(&self) -> String {
+        "recorder".into()
+    }
+    fn act(&mut self, state: &HiddenNim, seat: usize, rng: &mut GameRng) -> NimAction {
+        self.0.lock().unwrap().push(seat);
+        RandomAgent.act(state, seat, rng)
+    }
+}
+
+#[test]
+fn searcher_rollout_agent_plays_only_the_searching_seat() {
+    for searcher in [0, 1] {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut agent =
+            IsMctsAgent::<HiddenNim>::with_iterations(200).searcher_rollout_agent(Box::new(SeatRecorder(seen.clone())));
+        let mut state = HiddenNim::new_game(&NimConfig { stones: 12 }).unwrap();
+        state.apply(NimAction::Deal(2)).unwrap();
+        state.apply(NimAction::Deal(3)).unwrap();
+        if searcher == 1 {
+            state.apply(NimAction::Take(1)).unwrap();
+        }
+        let a = agent.act(&state, searcher, &mut GameRng::new(4));
+        assert!(state.is_legal(a));
+        let seats = seen.lock().unwrap();
+        assert!(!seats.is_empty(), "the searcher's policy was used in rollouts");
+        assert!(seats.iter().all(|&s| s == searcher), "only for the searching seat: {seats:?}");
+    }
+}

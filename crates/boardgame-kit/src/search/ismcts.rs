@@ -247,6 +247,18 @@ impl<G: Game> IsMctsAgent<G> {
         self
     }
 
+    /// Uses `agent` for the **searching seat's** own decisions in rollouts
+    /// (and in open-loop play past the tree); the other seats keep the
+    /// [`rollout_agent`](Self::rollout_agent) policy, uniformly random by
+    /// default. Models "I play well later, the table plays as it does":
+    /// the searching seat's good move now is not drowned in its own random
+    /// future play. An illegal choice is replaced by a random legal action.
+    #[must_use]
+    pub fn searcher_rollout_agent(mut self, agent: Box<dyn Agent<G>>) -> Self {
+        self.rollout.searcher_policy = Some(agent);
+        self
+    }
+
     /// Whether chance outcomes branch the tree (default `true`): each
     /// sampled outcome leads to its own child, so decisions after it are
     /// planned knowing it. With `false` chance nodes are passed through
@@ -525,6 +537,7 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
     fn act(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> G::Action {
         self.nodes.clear();
         self.seat = seat;
+        self.rollout.searcher = seat;
         self.last = SearchStats::default();
         state.legal_actions(&mut self.list);
         if self.list.len() <= 1 {
@@ -576,6 +589,9 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
 
     fn reset(&mut self) {
         if let Some(p) = self.rollout.policy.as_mut() {
+            p.reset();
+        }
+        if let Some(p) = self.rollout.searcher_policy.as_mut() {
             p.reset();
         }
     }

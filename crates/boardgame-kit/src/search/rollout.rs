@@ -121,6 +121,10 @@ pub(crate) struct Rollout<G: Game> {
     pub(crate) depth: Option<usize>,
     /// `None`: uniformly random legal actions; else this agent chooses.
     pub(crate) policy: Option<Box<dyn Agent<G>>>,
+    /// If set, chooses for the searching seat instead of `policy`.
+    pub(crate) searcher_policy: Option<Box<dyn Agent<G>>>,
+    /// The seat whose decision is being searched (set by each search).
+    pub(crate) searcher: usize,
     /// How a truncated rollout is scored.
     pub(crate) evaluation: Evaluation,
     list: G::ActionList,
@@ -133,6 +137,7 @@ impl<G: Game> fmt::Debug for Rollout<G> {
             .field("depth", &self.depth)
             .field("evaluation", &self.evaluation)
             .field("policy", &self.policy.as_ref().map_or_else(|| "random".to_string(), |a| a.name()))
+            .field("searcher_policy", &self.searcher_policy.as_ref().map(|a| a.name()))
             .finish()
     }
 }
@@ -142,6 +147,8 @@ impl<G: Game> Default for Rollout<G> {
         Rollout {
             depth: None,
             policy: None,
+            searcher_policy: None,
+            searcher: 0,
             evaluation: Evaluation::LeaderShare,
             list: G::ActionList::default(),
             chances: G::ChanceList::default(),
@@ -154,7 +161,11 @@ impl<G: Game> Rollout<G> {
     /// policy agent's (replaced by a random legal action if illegal). `None`
     /// when there is no legal action.
     pub(crate) fn choose(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> Option<G::Action> {
-        match self.policy.as_mut() {
+        let agent = match self.searcher_policy.as_mut() {
+            Some(own) if seat == self.searcher => Some(own),
+            _ => self.policy.as_mut(),
+        };
+        match agent {
             Some(agent) => choose(agent.as_mut(), &mut self.list, state, seat, rng),
             None => {
                 state.legal_actions(&mut self.list);
@@ -169,27 +180,26 @@ impl<G: Game> Rollout<G> {
     pub(crate) fn run(&mut self, state: &mut G, rng: &mut GameRng, out: &mut [f64]) -> usize {
         let bound = G::max_game_length(state.config());
         let limit = self.depth.map_or(bound, |d| d.min(bound));
-        let steps = match self.policy.as_mut() {
-            None => playout(state, rng, limit),
-            Some(agent) => {
-                let mut steps = 0;
-                while steps < limit {
-                    let action = match state.turn() {
-                        Turn::Terminal => break,
-                        Turn::Chance => match sample_chance(state, rng, &mut self.chances) {
-                            Some(a) => a,
-                            None => break,
-                        },
-                        Turn::Player(seat) => match choose(agent.as_mut(), &mut self.list, state, seat, rng) {
-                            Some(a) => a,
-                            None => break,
-                        },
-                    };
-                    state.apply_unchecked(action);
-                    steps += 1;
-                }
-                steps
+        let steps = if self.policy.is_none() && self.searcher_policy.is_none() {
+            playout(state, rng, limit)
+        } else {
+            let mut steps = 0;
+            while steps < limit {
+                let action = match state.turn() {
+                    Turn::Terminal => break,
+                    Turn::Chance => match sample_chance(state, rng, &mut self.chances) {
+                        Some(a) => a,
+                        None => break,
+                    },
+                    Turn::Player(seat) => match self.choose(state, seat, rng) {
+                        Some(a) => a,
+                        None => break,
+                    },
+                };
+                state.apply_unchecked(action);
+                steps += 1;
             }
+            steps
         };
         self.evaluation.evaluate(state, out);
         steps
