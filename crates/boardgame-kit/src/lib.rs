@@ -21,6 +21,7 @@
 //!   examples.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![warn(clippy::missing_errors_doc, clippy::missing_panics_doc)]
 
 mod agent;
 mod arena;
