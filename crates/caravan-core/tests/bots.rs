@@ -113,9 +113,9 @@ fn extends_a_chain_towards_the_city() {
 
 #[test]
 fn moves_a_good_towards_its_city_when_no_camel_is_spare() {
-    // Five camels on the board, all needed: the good C3 (city d5) on d1
-    // moves along its chain d1-d2-d3 to d3, nearest d5 (d4 is the C1 city
-    // ... occupied by nobody, but no camel is left to place there).
+    // Five camels on the board, the unladen ones all links of the chain
+    // d1-d2-d3 of the good C3 (city d5): no camel is spare, so the good
+    // moves along its chain to d3, nearest d5, freeing the camels behind.
     let setup = base(cfg(2), 6, 4)
         .camel(0, sq("d1"), Cargo::Top(Kind::C3))
         .camel(0, sq("d2"), Cargo::Empty)
