@@ -67,8 +67,8 @@ mod setup;
 mod state;
 
 pub use action::{Act, Action};
-pub use bot::CaravanHeuristic;
 pub use board::{Board, FULL_BAG, KINDS, Kind, SIDE, SPACES, SQUARES, Square};
+pub use bot::CaravanHeuristic;
 pub use config::{CaravanConfig, MAX_TURNS_LIMIT};
 pub use error::{CaravanError, ConfigError, Illegal, NotationError, SetupError};
 pub use game::ChanceList;
