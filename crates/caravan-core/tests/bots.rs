@@ -370,3 +370,57 @@ fn rollout_values_debug() {
         println!("{first}: mean margin {:.2}", sum as f64 / 200.0);
     }
 }
+
+// ----- no allocation per decision ------------------------------------------------
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn decisions_do_not_allocate() {
+    let count = || ALLOCATIONS.with(|a| a.get());
+    let start = count();
+    let probe = std::hint::black_box(vec![1u8; 16]);
+    assert!(count() > start && probe.len() == 16, "the counter sees allocations");
+    for players in 2..=4u8 {
+        let mut state = Caravan::new_game(&cfg(players)).unwrap();
+        let mut bots = [CaravanHeuristic::new(), CaravanHeuristic::new().epsilon(0.2)];
+        let mut rng = GameRng::new(u64::from(players));
+        let mut chances = <Caravan as Game>::ChanceList::default();
+        let mut decisions = 0usize;
+        let mut allocated = 0usize;
+        while !state.is_terminal() {
+            let a = match state.turn() {
+                boardgame_kit::Turn::Player(p) => {
+                    let before = count();
+                    let a = bots[p % 2].act(&state, p, &mut rng);
+                    allocated += count() - before;
+                    decisions += 1;
+                    a
+                }
+                _ => boardgame_kit::sample_chance(&state, &mut rng, &mut chances).unwrap(),
+            };
+            state.apply(a).unwrap();
+        }
+        assert!(decisions > 100);
+        assert_eq!(allocated, 0, "{players} players: {allocated} allocations in {decisions} decisions");
+    }
+}
