@@ -196,24 +196,31 @@ pub fn playout<G: Game>(state: &mut G, rng: &mut GameRng, max_steps: usize) -> u
     let mut chances = G::ChanceList::default();
     let mut steps = 0;
     while steps < max_steps {
-        let action = match state.turn() {
-            Turn::Terminal => break,
-            Turn::Chance => match sample_chance(state, rng, &mut chances) {
-                Some(a) => a,
-                None => break,
-            },
-            Turn::Player(_) => {
-                state.legal_actions(&mut list);
-                if list.is_empty() {
-                    break;
-                }
-                list[rng.index(list.len())]
-            }
-        };
+        let Some(action) = random_action(state, rng, &mut list, &mut chances) else { break };
         state.apply_unchecked(action);
         steps += 1;
     }
     steps
+}
+
+/// One step of uniformly random play: at a player's turn a uniformly random
+/// legal action, at a chance node an outcome drawn by its exact weights;
+/// `None` at the end of the game (or where nothing is listed). Uses the
+/// caller's buffers, so it never allocates.
+pub fn random_action<G: Game>(
+    state: &G,
+    rng: &mut GameRng,
+    list: &mut G::ActionList,
+    chances: &mut G::ChanceList,
+) -> Option<G::Action> {
+    match state.turn() {
+        Turn::Terminal => None,
+        Turn::Chance => sample_chance(state, rng, chances),
+        Turn::Player(_) => {
+            state.legal_actions(list);
+            list.get(rng.index(list.len())).copied()
+        }
+    }
 }
 
 /// Counts the action sequences of exactly `depth` actions from `state`

@@ -36,7 +36,7 @@ pub mod testgame;
 
 pub use agent::{
     AGENT_STREAM_BASE, Agent, CHANCE_STREAM, PlayError, PlayedGame, RandomAgent, count_legal, perft, play_from,
-    play_game, playout,
+    play_game, playout, random_action,
 };
 pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
 pub use game::{

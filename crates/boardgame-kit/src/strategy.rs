@@ -16,7 +16,7 @@
 
 use proptest::prelude::*;
 
-use crate::{ActionId, Game, GameRng, Turn, sample_chance};
+use crate::{ActionId, Game, GameRng, random_action};
 
 /// A reachable state with the walk that reached it.
 #[derive(Clone, Debug)]
@@ -44,20 +44,7 @@ pub fn random_walk<G: Game>(config: &G::Config, seed: u64, steps: usize) -> Walk
     let mut chances = G::ChanceList::default();
     let mut actions = Vec::new();
     for _ in 0..steps {
-        let a = match state.turn() {
-            Turn::Terminal => break,
-            Turn::Chance => match sample_chance(&state, &mut rng, &mut chances) {
-                Some(a) => a,
-                None => break,
-            },
-            Turn::Player(_) => {
-                state.legal_actions(&mut list);
-                if list.is_empty() {
-                    break;
-                }
-                list[rng.index(list.len())]
-            }
-        };
+        let Some(a) = random_action(&state, &mut rng, &mut list, &mut chances) else { break };
         actions.push(G::action_id(config, a));
         state.apply_unchecked(a);
     }
