@@ -101,16 +101,12 @@ impl EntrantStats {
         if self.games == 0 { 0.0 } else { self.share_units as f64 / (self.games * SHARE_UNIT) as f64 }
     }
 
-    /// A conservative 95% interval of the win share: normal approximation
-    /// with the largest variance a mean of values in `[0, 1]` can have,
-    /// `p(1 − p)/n`.
+    /// A 95% interval of the win share: the Wilson score interval at the
+    /// share's mean, which uses the largest variance a mean of values in
+    /// `[0, 1]` can have, `p(1 − p)/n` — exact for games without draws,
+    /// conservative with them, and never collapsed to a point at 0% or 100%.
     pub fn win_share_interval(&self) -> (f64, f64) {
-        if self.games == 0 {
-            return (0.0, 1.0);
-        }
-        let p = self.win_share();
-        let half = 1.959_963_984_540_054 * (p * (1.0 - p) / self.games as f64).sqrt();
-        ((p - half).max(0.0), (p + half).min(1.0))
+        wilson_at(self.win_share(), self.games, 1.959_963_984_540_054)
     }
 
     /// Games lost.
@@ -141,8 +137,15 @@ pub fn wilson_interval(successes: u64, trials: u64, z: f64) -> (f64, f64) {
     if trials == 0 {
         return (0.0, 1.0);
     }
+    wilson_at(successes as f64 / trials as f64, trials, z)
+}
+
+/// The Wilson score interval at observed proportion `p` over `trials`.
+fn wilson_at(p: f64, trials: u64, z: f64) -> (f64, f64) {
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
     let n = trials as f64;
-    let p = successes as f64 / n;
     let z2 = z * z;
     let denom = 1.0 + z2 / n;
     let center = (p + z2 / (2.0 * n)) / denom;

@@ -385,6 +385,10 @@ fn arena_is_reproducible_whatever_the_threads_and_shards() {
     assert_eq!(e.share_units, e.wins * SHARE_UNIT + e.draws * SHARE_UNIT / 2);
     let (lo, hi) = e.win_share_interval();
     assert!(lo < e.win_share() && e.win_share() < hi && hi - lo < 0.12, "{lo} {hi}");
+    // a perfect record still gets an interval below 100%
+    let perfect = perfect_record();
+    let (lo, hi) = perfect.win_share_interval();
+    assert!(lo > 0.99 && lo < 1.0 && hi == 1.0, "{lo} {hi}");
     let other = Arena::<HiddenNim>::new(NimConfig { stones: 8 }).run(&entrants, 1..301, 1).unwrap();
     assert_ne!(other, one, "different seeds give different results");
 }
@@ -457,5 +461,16 @@ proptest::proptest! {
     #[test]
     fn arbitrary_bytes_never_break_the_contract(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
         conformance::check_action_bytes::<HiddenNim>(&NimConfig { stones: 12 }, &bytes, |_| Ok(())).unwrap();
+    }
+}
+
+fn perfect_record() -> boardgame_kit::EntrantStats {
+    boardgame_kit::EntrantStats {
+        name: "perfect".into(),
+        games: 1000,
+        wins: 1000,
+        draws: 0,
+        score_sum: 0,
+        share_units: 1000 * SHARE_UNIT,
     }
 }
