@@ -18,6 +18,8 @@ pub const HEURISTIC_ROLLOUT_DEPTH: usize = 20;
 /// `ismcts-h`: truncated rollouts are scored by score margins on this scale
 /// (points).
 pub const HEURISTIC_MARGIN_SCALE: f64 = 30.0;
+/// `ismcts-h`: the weight of the heuristic's progressive bias in the tree.
+pub const HEURISTIC_PRIOR_WEIGHT: f64 = 1.0;
 /// `ismcts-h`: the UCB1 exploration constant.
 pub const HEURISTIC_EXPLORATION: f64 = 0.1;
 

@@ -54,15 +54,20 @@ pub trait CliGame: Game {
     }
 
     /// `ismcts-h:N`: ISMCTS guided by the engine's heuristic. By default the
-    /// heuristic plays every seat in rollouts cut after
+    /// heuristic is the tree's prior (expanded first, progressive bias and
+    /// widening) and plays every seat in rollouts cut after
     /// [`HEURISTIC_ROLLOUT_DEPTH`](crate::agents::HEURISTIC_ROLLOUT_DEPTH)
     /// actions and scored by score margins (the setting tuned on Caravan);
     /// engines override it with their own tuned setting.
     fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
-        use crate::agents::{HEURISTIC_EXPLORATION, HEURISTIC_MARGIN_SCALE, HEURISTIC_ROLLOUT_DEPTH};
+        use crate::agents::{
+            HEURISTIC_EXPLORATION, HEURISTIC_MARGIN_SCALE, HEURISTIC_PRIOR_WEIGHT, HEURISTIC_ROLLOUT_DEPTH,
+        };
         let rollout = Self::heuristic()?;
+        let prior = Self::heuristic()?;
         Some(Box::new(
             IsMctsAgent::<Self>::new(budget)
+                .prior_agent(prior, HEURISTIC_PRIOR_WEIGHT)
                 .rollout_agent(rollout)
                 .rollout_depth(HEURISTIC_ROLLOUT_DEPTH)
                 .evaluation(Evaluation::ScoreMargin(HEURISTIC_MARGIN_SCALE))

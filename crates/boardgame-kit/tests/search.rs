@@ -567,3 +567,44 @@ fn searcher_rollout_agent_plays_only_the_searching_seat() {
         assert!(seats.iter().all(|&s| s == searcher), "only for the searching seat: {seats:?}");
     }
 }
+
+/// Always takes one stone when it can.
+struct TakeOne;
+
+impl Agent<HiddenNim> for TakeOne {
+    fn name(&self) -> String {
+        "take-one".into()
+    }
+    fn act(&mut self, state: &HiddenNim, seat: usize, rng: &mut GameRng) -> NimAction {
+        if state.is_legal(NimAction::Take(1)) { NimAction::Take(1) } else { RandomAgent.act(state, seat, rng) }
+    }
+}
+
+#[test]
+fn prior_agent_is_expanded_first_and_favoured() {
+    let mut state = HiddenNim::new_game(&NimConfig { stones: 12 }).unwrap();
+    state.apply(NimAction::Deal(2)).unwrap();
+    state.apply(NimAction::Deal(3)).unwrap();
+    // one iteration: the only child is the prior's choice
+    let mut one = IsMctsAgent::<HiddenNim>::with_iterations(1).prior_agent(Box::new(TakeOne), 1.0);
+    let _ = one.act(&state, 0, &mut GameRng::new(1));
+    let edges = one.root_edges();
+    assert_eq!(edges.len(), 1);
+    assert_eq!(edges[0].action, NimAction::Take(1));
+    // a strong bias keeps most visits on it; the search stays reproducible and legal
+    let make = || IsMctsAgent::<HiddenNim>::with_iterations(200).prior_agent(Box::new(TakeOne), 100.0);
+    let (mut a, mut b) = (make(), make());
+    let x = a.act(&state, 0, &mut GameRng::new(9));
+    let y = b.act(&state, 0, &mut GameRng::new(9));
+    assert_eq!(x, y);
+    assert_eq!(x, NimAction::Take(1));
+    let edges = a.root_edges();
+    assert_eq!(edges[0].action, NimAction::Take(1));
+    assert!(edges[0].visits > 150, "{edges:?}");
+    // over whole games it only plays legal actions
+    for seed in 0..20 {
+        let mut p = make();
+        let mut r = RandomAgent;
+        play_game::<HiddenNim>(&NimConfig { stones: 9 }, &mut [&mut p, &mut r], seed).unwrap();
+    }
+}

@@ -123,6 +123,8 @@ pub struct IsMctsAgent<G: Game> {
     open_loop_others: bool,
     max_nodes: usize,
     rollout: Rollout<G>,
+    prior: Option<Box<dyn Agent<G>>>,
+    prior_weight: f64,
     nodes: Vec<Node<G::Action>>,
     path: Vec<u32>,
     marks: Vec<u32>,
@@ -169,6 +171,8 @@ impl<G: Game> IsMctsAgent<G> {
             open_loop_others: false,
             max_nodes: Self::DEFAULT_MAX_NODES,
             rollout: Rollout::default(),
+            prior: None,
+            prior_weight: 0.0,
             nodes: Vec::new(),
             path: Vec::new(),
             marks: Vec::new(),
@@ -244,6 +248,20 @@ impl<G: Game> IsMctsAgent<G> {
     #[must_use]
     pub fn rollout_agent(mut self, agent: Box<dyn Agent<G>>) -> Self {
         self.rollout.policy = Some(agent);
+        self
+    }
+
+    /// Guides the tree with `agent` as a prior: at every decision node the
+    /// agent's choice (for that determinization) is expanded first and gets
+    /// a selection bonus of `weight / (1 + visits)` (progressive bias), and
+    /// other actions are expanded only as the node's visits grow
+    /// (progressive widening: at most `1 + ⌊√visits⌋` children), so that a
+    /// small budget is spent on the few actions that matter instead of one
+    /// visit each for hundreds of near-equivalent ones.
+    #[must_use]
+    pub fn prior_agent(mut self, agent: Box<dyn Agent<G>>, weight: f64) -> Self {
+        self.prior = Some(agent);
+        self.prior_weight = if weight.is_finite() { weight.max(0.0) } else { 0.0 };
         self
     }
 
@@ -439,7 +457,25 @@ impl<G: Game> IsMctsAgent<G> {
                         }
                         c = n.next_sibling;
                     }
-                    if tried < self.list.len() && self.nodes.len() < self.max_nodes {
+                    // The prior's choice, if it is legal here.
+                    let prior_id = match self.prior.as_mut() {
+                        Some(agent) => {
+                            let a = agent.act(&state, p, rng);
+                            let id = G::action_id(state.config(), a);
+                            (self.mark(id) >= g).then_some((a, id))
+                        }
+                        None => None,
+                    };
+                    let widen = match prior_id {
+                        None if self.prior.is_none() => true,
+                        _ => (tried as f64) < 1.0 + f64::from(self.nodes[node].visits).sqrt().floor(),
+                    };
+                    if let Some((a, _)) = prior_id.filter(|&(_, id)| self.mark(id) == g)
+                        && self.nodes.len() < self.max_nodes
+                    {
+                        // Expand the prior's untried choice first.
+                        (a, None)
+                    } else if widen && tried < self.list.len() && self.nodes.len() < self.max_nodes {
                         // Expand: a uniformly chosen untried legal action.
                         let mut k = rng.index(self.list.len() - tried);
                         let mut pick = None;
@@ -461,6 +497,7 @@ impl<G: Game> IsMctsAgent<G> {
                     } else {
                         // Select: UCB1 with availability counts.
                         let c_explore = self.exploration;
+                        let prior_weight = self.prior_weight;
                         let mut best = NONE;
                         let mut best_value = f64::NEG_INFINITY;
                         let mut c = self.nodes[node].first_child;
@@ -473,7 +510,10 @@ impl<G: Game> IsMctsAgent<G> {
                             if legal {
                                 n.avail = n.avail.saturating_add(1);
                                 let v = f64::from(n.visits.max(1));
-                                let value = n.reward / v + c_explore * (f64::from(n.avail).ln() / v).sqrt();
+                                let mut value = n.reward / v + c_explore * (f64::from(n.avail).ln() / v).sqrt();
+                                if prior_id.is_some_and(|(_, id)| id == n.id) {
+                                    value += prior_weight / (1.0 + f64::from(n.visits));
+                                }
                                 if value > best_value {
                                     best_value = value;
                                     best = c;
@@ -588,6 +628,9 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
     }
 
     fn reset(&mut self) {
+        if let Some(p) = self.prior.as_mut() {
+            p.reset();
+        }
         if let Some(p) = self.rollout.policy.as_mut() {
             p.reset();
         }
