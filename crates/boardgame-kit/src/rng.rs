@@ -118,6 +118,23 @@ impl GameRng {
         (m >> 64) as u64
     }
 
+    /// A uniform integer in `0..n` on 128-bit values (two 64-bit words, high
+    /// word first, rejected above the largest multiple of `n`). Returns 0 when
+    /// `n <= 1`. For counts too large for [`GameRng::below_u64`], such as the
+    /// number of hands consistent with an observation.
+    pub fn below_u128(&mut self, n: u128) -> u128 {
+        if n <= 1 {
+            return 0;
+        }
+        let zone = u128::MAX - (u128::MAX % n);
+        loop {
+            let r = (u128::from(self.next_u64()) << 64) | u128::from(self.next_u64());
+            if r < zone {
+                return r % n;
+            }
+        }
+    }
+
     /// A uniform float in `[0, 1)` with 53 random bits.
     #[inline]
     pub fn unit_f64(&mut self) -> f64 {
@@ -148,6 +165,40 @@ impl GameRng {
             let j = self.index(i + 1);
             items.swap(i, j);
         }
+    }
+}
+
+/// `GameRng` is a `rand_core` generator, so `rand`'s API and distributions
+/// work on it. The engines never sample through them (see the module's
+/// reproducibility promise): use them for your own purposes.
+///
+/// ```
+/// use boardgame_kit::GameRng;
+/// use rand::RngExt;
+///
+/// let mut rng = GameRng::new(3);
+/// let roll: u8 = rng.random_range(1..=6);
+/// assert!((1..=6).contains(&roll));
+/// let coin: bool = rng.random();
+/// let _ = coin;
+/// ```
+impl rand_core::TryRng for GameRng {
+    type Error = core::convert::Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(self.inner.next_u32())
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(self.inner.next_u64())
+    }
+
+    #[inline]
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        self.inner.fill_bytes(dst);
+        Ok(())
     }
 }
 
@@ -228,6 +279,32 @@ mod tests {
         }
         assert_eq!(counts[1], 0);
         assert!((9_000..11_000).contains(&counts[0]), "{counts:?}");
+    }
+
+    #[test]
+    fn below_u128_golden_and_in_range() {
+        let mut rng = GameRng::new(42);
+        let n = 10u128.pow(30) + 7;
+        let draws: Vec<u128> = (0..3).map(|_| rng.below_u128(n)).collect();
+        assert!(draws.iter().all(|&d| d < n));
+        // pinned: the value stream of below_u128 (two words, high first)
+        let mut raw = GameRng::new(42);
+        let first = ((u128::from(raw.next_u64()) << 64) | u128::from(raw.next_u64())) % n;
+        assert_eq!(draws[0], first);
+        assert_eq!(GameRng::new(9).below_u128(0), 0);
+        assert_eq!(GameRng::new(9).below_u128(1), 0);
+    }
+
+    #[test]
+    fn rand_core_words_are_the_generator_words() {
+        use rand_core::Rng as _;
+        let mut a = GameRng::new(5);
+        let mut b = GameRng::new(5);
+        assert_eq!(rand_core::Rng::next_u64(&mut a), b.next_u64());
+        assert_eq!(rand_core::Rng::next_u32(&mut a), b.next_u32());
+        let mut bytes = [0u8; 8];
+        a.fill_bytes(&mut bytes);
+        assert_eq!(u64::from_le_bytes(bytes), b.next_u64());
     }
 
     #[test]
