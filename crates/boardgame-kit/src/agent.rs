@@ -1,7 +1,7 @@
 //! Agents and the game driver: [`Agent`], [`RandomAgent`], [`play_game`],
 //! [`playout`], [`perft`].
 
-use crate::{Game, GameRecord, GameRng, Turn, sample_chance};
+use crate::{Driver, Game, GameRecord, GameRng, Turn, sample_chance};
 
 /// A player: chooses an action for the seat whose turn it is.
 ///
@@ -79,6 +79,14 @@ pub enum PlayError<E: std::error::Error + 'static> {
     /// The game exceeded its declared maximum length.
     #[error("the game did not end within its declared bound of {0} actions")]
     TooLong(usize),
+    /// An agent was asked to act where no seat is to move.
+    #[error("step {step}: no seat is to move ({turn:?})")]
+    NotAPlayersTurn {
+        /// 0-based step.
+        step: usize,
+        /// Whose turn it is instead.
+        turn: Turn,
+    },
 }
 
 /// A finished game: its final state and the record that replays it.
@@ -119,18 +127,17 @@ pub fn play_game<G: Game>(
     agents: &mut [&mut dyn Agent<G>],
     seed: u64,
 ) -> Result<PlayedGame<G>, PlayError<G::Error>> {
-    let mut state = G::new_game(config).map_err(PlayError::Config)?;
-    let mut ids = Vec::with_capacity(G::max_game_length(config).min(4096));
-    drive(&mut state, agents, seed, |config, a| ids.push(G::action_id(config, a)))?;
-    let mut record = GameRecord::<G::Config>::new::<G>(config.clone(), Some(seed));
-    record.agents = agents.iter().map(|a| a.name()).collect();
-    record.actions = ids;
+    let mut driver = Driver::new(config, seed).map_err(PlayError::Config)?;
+    drive(&mut driver, agents)?;
+    driver.set_agent_names(agents.iter().map(|a| a.name()).collect());
+    let state = driver.state().clone();
+    let record = driver.into_record().unwrap_or_else(|| GameRecord::new::<G>(config.clone(), Some(seed)));
     Ok(PlayedGame { state, record })
 }
 
-/// Plays `state` to the end with `agents` and the chance stream of `seed`,
-/// without recording (allocation-free apart from what agents do). Returns
-/// the number of actions played, chance included.
+/// Plays `state` to the end with `agents` and the streams of `seed` (as
+/// [`play_game`] does), without recording: allocation-free apart from what
+/// agents do. Returns the number of actions played, chance included.
 ///
 /// # Errors
 /// As [`play_game`].
@@ -139,52 +146,24 @@ pub fn play_from<G: Game>(
     agents: &mut [&mut dyn Agent<G>],
     seed: u64,
 ) -> Result<usize, PlayError<G::Error>> {
-    drive(state, agents, seed, |_, _| {})
+    let mut driver = Driver::from_state(state.clone(), seed);
+    let result = drive(&mut driver, agents);
+    let steps = driver.steps();
+    *state = driver.into_state();
+    result.map(|()| steps)
 }
 
-fn drive<G: Game>(
-    state: &mut G,
-    agents: &mut [&mut dyn Agent<G>],
-    seed: u64,
-    mut on_action: impl FnMut(&G::Config, G::Action),
-) -> Result<usize, PlayError<G::Error>> {
-    let seats = state.num_players();
+/// Resets the agents and steps `driver` to the end of the game.
+fn drive<G: Game>(driver: &mut Driver<G>, agents: &mut [&mut dyn Agent<G>]) -> Result<(), PlayError<G::Error>> {
+    let seats = driver.state().num_players();
     if agents.len() != seats {
         return Err(PlayError::AgentCount { seats, agents: agents.len() });
     }
     for a in agents.iter_mut() {
         a.reset();
     }
-    let root = GameRng::new(seed);
-    let mut chance_rng = root.child(CHANCE_STREAM);
-    let mut agent_rngs: [Option<GameRng>; 16] = Default::default();
-    let bound = G::max_game_length(state.config());
-    let mut chances = G::ChanceList::default();
-    let mut steps = 0usize;
-    loop {
-        let action = match state.turn() {
-            Turn::Terminal => return Ok(steps),
-            Turn::Chance => match sample_chance(state, &mut chance_rng, &mut chances) {
-                Some(a) => a,
-                None => return Err(PlayError::TooLong(bound)),
-            },
-            Turn::Player(seat) => {
-                let rng = agent_rngs[seat.min(15)].get_or_insert_with(|| root.child(AGENT_STREAM_BASE + seat as u32));
-                let agent = &mut agents[seat.min(seats - 1)];
-                let a = agent.act(state, seat, rng);
-                if let Err(source) = state.validate(a) {
-                    return Err(PlayError::IllegalAgentAction { step: steps, seat, agent: agent.name(), source });
-                }
-                a
-            }
-        };
-        if steps >= bound {
-            return Err(PlayError::TooLong(bound));
-        }
-        state.apply_unchecked(action);
-        on_action(state.config(), action);
-        steps += 1;
-    }
+    while driver.step(agents)?.is_some() {}
+    Ok(())
 }
 
 /// Plays uniformly random legal actions (chance by its probabilities) from

@@ -30,7 +30,7 @@
 //! conformance::check::<HiddenNim>(&Default::default(), 20, 1).unwrap();
 //! ```
 
-use crate::{ActionBuffer, ActionId, Game, GameRecord, GameRng, RecordError, Turn, sample_chance};
+use crate::{ActionBuffer, ActionId, Game, GameRecord, GameRng, RecordError, Turn, Viewer, sample_chance};
 
 /// Options of the suite; [`check`] uses the defaults.
 #[derive(Clone, Debug)]
@@ -242,6 +242,43 @@ pub fn check_with<G: Game>(config: &G::Config, options: &Options) -> Result<Conf
                 }
                 if let Err(e) = state.write_observation_tensor(seat, &mut tensor) {
                     return Err(err(format!("tensor of seat {seat} fails: {e}")));
+                }
+            }
+            // what a seat sees of an action agrees with its observations:
+            // the actions hidden from a seat all look alike to it, and what a
+            // spectator sees every seat sees
+            for &a in list.iter() {
+                let public = state.view_action(Viewer::Spectator, a);
+                if public.is_some_and(|b| b != a) {
+                    return Err(err(format!("view_action of {a} for a spectator shows another action")));
+                }
+                for seat in 0..n {
+                    let seen = state.view_action(Viewer::Seat(seat), a);
+                    if seen.is_some_and(|b| b != a) {
+                        return Err(err(format!("view_action of {a} for seat {seat} shows another action")));
+                    }
+                    if public.is_some() && seen.is_none() {
+                        return Err(err(format!("{a} is shown to spectators but hidden from seat {seat}")));
+                    }
+                }
+            }
+            for seat in 0..n {
+                let mut first_hidden: Option<(G::Action, G::Observation)> = None;
+                for &a in list.iter().filter(|&&a| state.view_action(Viewer::Seat(seat), a).is_none()) {
+                    let mut child = state.clone();
+                    child.apply_unchecked(a);
+                    let Ok(obs) = child.observation(seat) else {
+                        return Err(err(format!("observation of seat {seat} fails after {a}")));
+                    };
+                    match &first_hidden {
+                        None => first_hidden = Some((a, obs)),
+                        Some((b, first)) if *first != obs => {
+                            return Err(err(format!(
+                                "{a} and {b} are both hidden from seat {seat} but lead to different observations"
+                            )));
+                        }
+                        Some(_) => {}
+                    }
                 }
             }
             if state.observation(n).is_ok() || state.write_observation_tensor(n, &mut tensor).is_ok() {

@@ -85,6 +85,126 @@ impl Outcome {
             Outcome::Draw(s) => s,
         }
     }
+
+    /// The outcome in which exactly `seats` won: [`Outcome::Winner`] for one
+    /// seat, [`Outcome::Draw`] for several, `None` for none.
+    ///
+    /// ```
+    /// use boardgame_kit::{Outcome, Seats};
+    /// assert_eq!(Outcome::from_seats(Seats::EMPTY.with(2)), Some(Outcome::Winner(2)));
+    /// assert_eq!(Outcome::from_seats(Seats(0b101)), Some(Outcome::Draw(Seats(0b101))));
+    /// assert_eq!(Outcome::from_seats(Seats::EMPTY), None);
+    /// ```
+    pub fn from_seats(seats: Seats) -> Option<Outcome> {
+        match seats.len() {
+            0 => None,
+            1 => Some(Outcome::Winner(seats.0.trailing_zeros() as usize)),
+            _ => Some(Outcome::Draw(seats)),
+        }
+    }
+
+    /// The outcome that gives the game to the seats with the highest value of
+    /// `scores` (seat `s` has `scores[s]`; seats from 16 on are ignored): one
+    /// seat wins alone, a shared maximum is a draw among those seats. `None`
+    /// for no scores.
+    ///
+    /// ```
+    /// use boardgame_kit::{Outcome, Seats};
+    /// assert_eq!(Outcome::from_best(&[3, 7, 5]), Some(Outcome::Winner(1)));
+    /// assert_eq!(Outcome::from_best(&[7, 2, 7]), Some(Outcome::Draw(Seats(0b101))));
+    /// assert_eq!(Outcome::from_best::<i32>(&[]), None);
+    /// ```
+    pub fn from_best<T: Ord + Copy>(scores: &[T]) -> Option<Outcome> {
+        let scores = &scores[..scores.len().min(16)];
+        let best = scores.iter().copied().max()?;
+        let mut seats = Seats::EMPTY;
+        for (s, &v) in scores.iter().enumerate() {
+            if v == best {
+                seats = seats.with(s);
+            }
+        }
+        Outcome::from_seats(seats)
+    }
+}
+
+/// Who looks at a game: a seat, or a spectator who sees only what is public.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Viewer {
+    /// The player in this seat (0-based).
+    Seat(usize),
+    /// Someone at no seat: sees only what the rules make public.
+    Spectator,
+}
+
+impl Viewer {
+    /// The seat, for a [`Viewer::Seat`].
+    pub fn seat(self) -> Option<usize> {
+        match self {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Spectator => None,
+        }
+    }
+}
+
+/// Every error of an engine: one shape for all engines, generic over the
+/// engine's own parts — its action `A`, its reason an action is illegal `R`,
+/// its configuration error `C` and its setup (hand-made position) error `S`.
+/// Engines name it with a type alias (`KorovanError`, `CaravanError`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError<A, R, C, S>
+where
+    A: Display + Debug,
+    R: std::error::Error + 'static,
+    C: std::error::Error + 'static,
+    S: std::error::Error + 'static,
+{
+    /// The configuration breaks the rules.
+    #[error("invalid configuration: {0}")]
+    Config(#[source] C),
+    /// A hand-made position breaks the rules' invariants.
+    #[error("invalid position: {0}")]
+    Setup(#[source] S),
+    /// The action is not legal now.
+    #[error("illegal action `{action}`: {reason}")]
+    Illegal {
+        /// The action tried.
+        action: A,
+        /// Why it is illegal.
+        #[source]
+        reason: R,
+    },
+    /// The id is outside the action space.
+    #[error("unknown action id {id} (the action space has {num_ids} ids)")]
+    UnknownId {
+        /// The id asked for.
+        id: ActionId,
+        /// The size of the action space.
+        num_ids: usize,
+    },
+    /// The text is not an action in the engine's notation.
+    #[error("cannot parse {text:?} as an action (expected {expected})")]
+    Notation {
+        /// The text given.
+        text: String,
+        /// What the notation looks like, in words and examples.
+        expected: &'static str,
+    },
+    /// The seat does not exist.
+    #[error("seat {seat} does not exist ({players} players)")]
+    Seat {
+        /// The seat asked for.
+        seat: usize,
+        /// The number of players.
+        players: usize,
+    },
+    /// A caller-provided buffer of the wrong length.
+    #[error("buffer has length {found}, expected {expected}")]
+    Buffer {
+        /// The buffer's length.
+        found: usize,
+        /// The length expected.
+        expected: usize,
+    },
 }
 
 /// One outcome of a chance node. Its probability is the **exact rational**
@@ -309,6 +429,15 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
     /// When `seat` is not a seat or `out.len()` is not the tensor length.
     fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), Self::Error>;
 
+    /// What `viewer` learns of `action` when it is played in this state (call
+    /// it before applying the action): `Some(action)` when the viewer learns
+    /// which action it was, `None` when the action is hidden from them (they
+    /// learn only that the player to move, or chance, acted). This is what a
+    /// game log shows each seat and each spectator; it must agree with
+    /// [`Game::observation`] (a seat learns an action exactly when its
+    /// observation can tell it from the other legal actions).
+    fn view_action(&self, viewer: Viewer, action: Self::Action) -> Option<Self::Action>;
+
     /// A full state sampled uniformly enough for information-set search from
     /// the states consistent with what `observer` knows: its observation of
     /// the result equals its observation of `self`. Games of perfect
@@ -349,6 +478,18 @@ pub struct MaskError {
     pub expected: usize,
     /// The buffer's length.
     pub found: usize,
+}
+
+/// Writes the actions of `state`'s chance outcomes into `out` (cleared
+/// first): what [`Game::legal_actions`] lists at a chance node. Nothing when
+/// `state` is not a chance node. Never allocates.
+pub fn chance_actions<G: Game>(state: &G, out: &mut G::ActionList) {
+    out.clear();
+    let mut outcomes = G::ChanceList::default();
+    state.chance_outcomes(&mut outcomes);
+    for o in outcomes.iter() {
+        out.push(o.action);
+    }
 }
 
 /// Samples a chance outcome of `state` (a chance node) from `rng`, exactly by

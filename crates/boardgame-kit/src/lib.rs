@@ -10,6 +10,10 @@
 //!   action-id codec, typed and tensor observations, determinization.
 //! * [`GameRng`] — seeded, portable ChaCha8 with independent child streams.
 //! * [`GameRecord`] — the versioned persistence format, replayed exactly.
+//! * [`Driver`] — the one stepping loop: a game, its seed's streams (chance
+//!   and one per seat) and its record, advanced by chance, agents or people.
+//! * [`Bots`], [`AgentSpec`] — an engine's own agents, and agents by name
+//!   (`random`, `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`).
 //! * [`Agent`], [`RandomAgent`], [`play_game`], [`playout`], [`perft`],
 //!   [`Arena`] — generic tools; [`conformance`] — the test suite every engine
 //!   runs against itself; `strategy` (feature `proptest`) — proptest
@@ -25,7 +29,9 @@
 
 mod agent;
 mod arena;
+mod bots;
 pub mod conformance;
+mod driver;
 mod game;
 mod record;
 mod rng;
@@ -39,8 +45,11 @@ pub use agent::{
     play_game, playout, random_action,
 };
 pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
+pub use bots::{AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS};
+pub use driver::Driver;
 pub use game::{
-    ActionBuffer, ActionId, ChanceOutcome, Game, MaskError, Outcome, Seats, Turn, legal_action_mask, sample_chance,
+    ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, Turn, Viewer, chance_actions,
+    legal_action_mask, sample_chance,
 };
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};
 pub use rng::GameRng;

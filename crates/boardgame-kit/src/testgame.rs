@@ -15,7 +15,7 @@ use std::str::FromStr;
 use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
-use crate::{ActionId, ChanceOutcome, Game, GameRng, Outcome, Seats, Turn};
+use crate::{ActionId, ChanceOutcome, Game, GameRng, Outcome, Seats, Turn, Viewer, chance_actions};
 
 /// Configuration of [`HiddenNim`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -142,11 +142,7 @@ impl Game for HiddenNim {
     fn legal_actions(&self, out: &mut Self::ActionList) {
         out.clear();
         match self.turn() {
-            Turn::Chance => {
-                let mut c = Self::ChanceList::default();
-                self.chance_outcomes(&mut c);
-                out.extend(c.iter().map(|o| o.action));
-            }
+            Turn::Chance => chance_actions(self, out),
             Turn::Player(_) => {
                 out.push(NimAction::Take(1));
                 if self.stones >= 2 {
@@ -257,6 +253,16 @@ impl Game for HiddenNim {
         }
         out[5] = f32::from(obs.other_card);
         Ok(())
+    }
+    fn view_action(&self, viewer: Viewer, action: NimAction) -> Option<NimAction> {
+        match action {
+            // a deal is seen by the seat dealt to alone
+            NimAction::Deal(_) => {
+                let dealt_to = usize::from(self.cards[0] != 0);
+                (viewer == Viewer::Seat(dealt_to)).then_some(action)
+            }
+            NimAction::Take(_) => Some(action),
+        }
     }
     fn determinize(&self, observer: usize, rng: &mut GameRng) -> Result<Self, NimError> {
         if observer > 1 {

@@ -2,8 +2,9 @@
 
 use boardgame_kit::testgame::{HiddenNim, NimAction, NimConfig, NimError};
 use boardgame_kit::{
-    Agent, Arena, Entrant, Game, GameRecord, GameRng, Outcome, PlayError, RandomAgent, RecordError, RecordHeader,
-    SHARE_UNIT, Seats, Turn, conformance, legal_action_mask, perft, play_game, playout, wilson_interval,
+    Agent, Arena, Driver, Entrant, Game, GameRecord, GameRng, Outcome, PlayError, RandomAgent, RecordError,
+    RecordHeader, SHARE_UNIT, Seats, Turn, Viewer, conformance, legal_action_mask, perft, play_game, playout,
+    wilson_interval,
 };
 
 fn new(stones: u8) -> HiddenNim {
@@ -157,6 +158,8 @@ enum Defect {
     LeakyDeterminize,
     /// `action_from_id` shifts ids.
     BadCodec,
+    /// `view_action` hides every deal, even from the seat dealt to.
+    HidesOwnDeal,
 }
 
 thread_local!(static DEFECT: std::cell::Cell<Defect> = const { std::cell::Cell::new(Defect::OmitsTakeTwo) });
@@ -225,6 +228,12 @@ impl Game for Broken {
     fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), NimError> {
         self.inner.write_observation_tensor(seat, out)
     }
+    fn view_action(&self, viewer: Viewer, a: NimAction) -> Option<NimAction> {
+        match (self.defect, a) {
+            (Defect::HidesOwnDeal, NimAction::Deal(_)) => None,
+            _ => self.inner.view_action(viewer, a),
+        }
+    }
     fn determinize(&self, observer: usize, rng: &mut GameRng) -> Result<Self, NimError> {
         let mut d = self.clone();
         d.inner = self.inner.determinize(observer, rng)?;
@@ -238,9 +247,12 @@ impl Game for Broken {
 
 #[test]
 fn conformance_suite_catches_broken_engines() {
-    for (defect, needle) in
-        [(Defect::OmitsTakeTwo, "take 2"), (Defect::LeakyDeterminize, "determinize"), (Defect::BadCodec, "decode")]
-    {
+    for (defect, needle) in [
+        (Defect::OmitsTakeTwo, "take 2"),
+        (Defect::LeakyDeterminize, "determinize"),
+        (Defect::BadCodec, "decode"),
+        (Defect::HidesOwnDeal, "hidden from seat"),
+    ] {
         DEFECT.with(|d| d.set(defect));
         let err = conformance::check::<Broken>(&NimConfig { stones: 6 }, 5, 0).unwrap_err();
         assert!(err.to_string().contains(needle), "{defect:?}: {err}");
@@ -473,4 +485,98 @@ fn perfect_record() -> boardgame_kit::EntrantStats {
         score_sum: 0,
         share_units: 1000 * SHARE_UNIT,
     }
+}
+
+/// Always the first listed action: deterministic, draws nothing.
+struct FirstAgent;
+
+impl<G: Game> Agent<G> for FirstAgent {
+    fn name(&self) -> String {
+        "first".into()
+    }
+    fn act(&mut self, state: &G, _seat: usize, _rng: &mut GameRng) -> G::Action {
+        let mut list = G::ActionList::default();
+        state.legal_actions(&mut list);
+        list[0]
+    }
+}
+
+#[test]
+fn the_driver_plays_the_game_play_game_plays() {
+    let config = NimConfig { stones: 9 };
+    for seed in 0..40 {
+        let (mut a, mut b) = (RandomAgent, RandomAgent);
+        let mut agents: [&mut dyn Agent<HiddenNim>; 2] = [&mut a, &mut b];
+        let played = play_game::<HiddenNim>(&config, &mut agents, seed).unwrap();
+        let mut driver = Driver::<HiddenNim>::new(&config, seed).unwrap();
+        while driver.step(&mut agents).unwrap().is_some() {}
+        assert_eq!(driver.state(), &played.state);
+        assert_eq!(driver.record().unwrap().actions, played.record.actions);
+        assert_eq!(driver.steps(), played.record.actions.len());
+        assert_eq!(driver.step(&mut agents).unwrap(), None, "nothing is played after the end");
+    }
+}
+
+#[test]
+fn the_driver_refuses_what_is_illegal_and_changes_nothing() {
+    let mut driver = Driver::<HiddenNim>::new(&NimConfig { stones: 3 }, 5).unwrap();
+    let before = *driver.state();
+    assert!(driver.apply(NimAction::Take(1)).is_err(), "cards are dealt first");
+    assert!(matches!(driver.step_agent(&mut RandomAgent), Err(PlayError::NotAPlayersTurn { step: 0, .. })));
+    assert_eq!(driver.state(), &before);
+    assert_eq!(driver.record().unwrap().actions.len(), 0);
+    assert!(driver.step_chance().is_some());
+    assert!(driver.step_chance().is_some());
+    assert_eq!(driver.step_chance(), None, "no chance node");
+    driver.apply(NimAction::Take(2)).unwrap();
+    assert_eq!(driver.record().unwrap().actions.len(), 3);
+    assert!(Driver::<HiddenNim>::new(&NimConfig { stones: 0 }, 1).is_err());
+}
+
+#[test]
+fn a_resumed_game_continues_as_the_uninterrupted_one() {
+    let config = NimConfig { stones: 12 };
+    for seed in 0..30 {
+        for cut in 0..6 {
+            let mut whole = Driver::<HiddenNim>::new(&config, seed).unwrap();
+            let mut agents: [&mut dyn Agent<HiddenNim>; 2] = [&mut FirstAgent, &mut FirstAgent];
+            while whole.step(&mut agents).unwrap().is_some() {}
+            let mut part = Driver::<HiddenNim>::new(&config, seed).unwrap();
+            for _ in 0..cut {
+                part.step(&mut agents).unwrap();
+            }
+            let json = part.record().unwrap().to_json();
+            let record = GameRecord::from_json::<HiddenNim>(&json).unwrap();
+            let mut resumed = Driver::<HiddenNim>::from_record(&record).unwrap();
+            assert_eq!(resumed.state(), part.state());
+            while resumed.step(&mut agents).unwrap().is_some() {}
+            assert_eq!(resumed.record().unwrap().actions, whole.record().unwrap().actions, "seed {seed} cut {cut}");
+        }
+    }
+    let mut bad = GameRecord::new::<HiddenNim>(config, Some(1));
+    bad.actions = vec![0, 0];
+    assert_eq!(Driver::<HiddenNim>::from_record(&bad).unwrap_err().step(), Some(1));
+}
+
+#[test]
+fn hidden_nim_shows_a_deal_to_the_seat_dealt_to_alone() {
+    let mut s = HiddenNim::new_game(&NimConfig::default()).unwrap();
+    let deal = NimAction::Deal(2);
+    assert_eq!(s.view_action(Viewer::Seat(0), deal), Some(deal));
+    assert_eq!(s.view_action(Viewer::Seat(1), deal), None);
+    assert_eq!(s.view_action(Viewer::Spectator, deal), None);
+    s.apply(deal).unwrap();
+    assert_eq!(s.view_action(Viewer::Seat(0), NimAction::Deal(3)), None);
+    assert_eq!(s.view_action(Viewer::Seat(1), NimAction::Deal(3)), Some(NimAction::Deal(3)));
+    s.apply(NimAction::Deal(3)).unwrap();
+    assert_eq!(s.view_action(Viewer::Spectator, NimAction::Take(1)), Some(NimAction::Take(1)));
+}
+
+#[test]
+fn outcomes_from_seats_and_scores() {
+    assert_eq!(Outcome::from_best(&[1, 5, 5, 2]), Some(Outcome::Draw(Seats(0b0110))));
+    assert_eq!(Outcome::from_best(&[-3, -1]), Some(Outcome::Winner(1)));
+    assert_eq!(Outcome::from_seats(Seats(0b1000)), Some(Outcome::Winner(3)));
+    let many: Vec<i32> = (0..20).collect();
+    assert_eq!(Outcome::from_best(&many), Some(Outcome::Winner(15)), "seats past 16 are ignored");
 }

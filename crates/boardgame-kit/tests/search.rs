@@ -501,6 +501,9 @@ impl Game for Kingmaker {
         out.copy_from_slice(&[f32::from(self.picks[0]), f32::from(self.picks[1]), f32::from(self.played)]);
         Ok(())
     }
+    fn view_action(&self, _: boardgame_kit::Viewer, a: Pick) -> Option<Pick> {
+        Some(a)
+    }
     fn determinize(&self, observer: usize, _: &mut GameRng) -> Result<Self, KingError> {
         if observer < 3 { Ok(*self) } else { Err(KingError::Seat) }
     }

@@ -1,7 +1,7 @@
 //! `impl boardgame_kit::Game for Caravan`.
 
 use arrayvec::ArrayVec;
-use boardgame_kit::{ActionId, ChanceOutcome, Game, GameRng, Outcome, Seats, Turn};
+use boardgame_kit::{ActionId, ChanceOutcome, Game, GameRng, Outcome, Seats, Turn, Viewer};
 
 use crate::action::{Action, action_space};
 use crate::board::KINDS;
@@ -140,6 +140,12 @@ impl Game for Caravan {
         }
         self.write_tensor(seat, out);
         Ok(())
+    }
+
+    /// C-8: every action, chance draws included, is seen by everyone (the
+    /// bag's order is not part of the state; what is drawn is public).
+    fn view_action(&self, _viewer: Viewer, action: Action) -> Option<Action> {
+        Some(action)
     }
 
     fn determinize(&self, observer: usize, _rng: &mut GameRng) -> Result<Caravan, CaravanError> {

@@ -5,7 +5,7 @@ use std::fmt;
 use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
-use boardgame_kit::{ActionId, ChanceOutcome, Game, GameRng, Outcome, Seats, Turn};
+use boardgame_kit::{ActionId, ChanceOutcome, Game, GameRng, Outcome, Seats, Turn, Viewer};
 
 use crate::action::{AmbushSet, KorovanAction, NUM_ACTIONS};
 use crate::config::{Helper, HelperCounts, KorovanConfig, MAX_PLAYERS, MAX_ROWS};
@@ -844,6 +844,23 @@ impl Game for Korovan {
     /// for a competitor, the driver's hand is redrawn with weight
     /// `Π_k C(D_k, r_k + p_k)` (D the deck composition, p the helpers played
     /// this round). The observer's observation is unchanged.
+    /// K-8: a deal is seen by the driver alone (K-3.1: how many cards the
+    /// driver holds is public, which ones is not, K-8.3); a lay by the
+    /// competitor who lays (K-8.2: the row's layout is its owner's). Every
+    /// other action is public (K-8.1: peeks' targets, the token's moves,
+    /// reveals, every helper played with its target, payments).
+    fn view_action(&self, viewer: Viewer, action: KorovanAction) -> Option<KorovanAction> {
+        let private_to = match action {
+            KorovanAction::Deal(_) => Some(self.driver()),
+            KorovanAction::Lay(_) => match self.turn() {
+                Turn::Player(seat) => Some(seat),
+                _ => None,
+            },
+            _ => return Some(action),
+        };
+        (private_to.is_some() && viewer.seat() == private_to).then_some(action)
+    }
+
     fn determinize(&self, observer: usize, rng: &mut GameRng) -> Result<Self, KorovanError> {
         crate::determinize::determinize(self, observer, rng)
     }

@@ -783,6 +783,10 @@ mod tests {
         fn write_observation_tensor(&self, _: usize, _: &mut [f32]) -> Result<(), KeyedError> {
             Ok(())
         }
+        fn view_action(&self, viewer: crate::Viewer, a: Mv) -> Option<Mv> {
+            // the key is dealt to seat 1 alone
+            (!matches!(a, Mv::Deal(_)) || viewer == crate::Viewer::Seat(1)).then_some(a)
+        }
         fn determinize(&self, observer: usize, rng: &mut GameRng) -> Result<Self, KeyedError> {
             let mut s = *self;
             if observer == 0 && s.key.is_some() && s.last.is_none() {

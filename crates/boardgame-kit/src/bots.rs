@@ -1,0 +1,203 @@
+//! Agents by name: [`Bots`], an engine's own agents, and [`AgentSpec`], the
+//! names every front end (the binary, a server, a binding) accepts.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::{Agent, Budget, Entrant, FlatMcAgent, Game, IsMctsAgent, RandomAgent};
+
+/// An engine's own agents, so that every front end can name them without
+/// knowing the engine. Both methods default to `None` (an engine without a
+/// heuristic, such as the kit's test game).
+pub trait Bots: Game {
+    /// The engine's search-free heuristic agent.
+    fn heuristic_agent() -> Option<Box<dyn Agent<Self>>> {
+        None
+    }
+
+    /// The engine's tuned information-set MCTS with `budget` per decision
+    /// (the `ismcts-h` of `docs/bots.md`).
+    fn tuned_agent(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
+        let _ = budget;
+        None
+    }
+}
+
+impl Bots for crate::testgame::HiddenNim {}
+
+/// Iterations of a search agent named without a budget (`ismcts`).
+pub const DEFAULT_ITERATIONS: u64 = 1000;
+
+/// An agent by name: `random`, `heuristic`, `ismcts:N`, `ismcts-h:N`,
+/// `flatmc:N`, where `N` is a number of iterations or a time per decision
+/// (`200ms`, `2s`, `500us`). `Display` writes the name back.
+///
+/// ```
+/// use boardgame_kit::{AgentSpec, Budget, testgame::HiddenNim};
+///
+/// let spec: AgentSpec = "ismcts:500".parse().unwrap();
+/// assert_eq!(spec, AgentSpec::IsMcts(Budget::Iterations(500)));
+/// assert_eq!(spec.to_string(), "ismcts:500");
+/// let agent = spec.build::<HiddenNim>().unwrap();
+/// assert_eq!(agent.name(), "ismcts:500");
+/// assert!("heuristic".parse::<AgentSpec>().unwrap().build::<HiddenNim>().is_err()); // none for nim
+/// assert!("chess".parse::<AgentSpec>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AgentSpec {
+    /// Uniformly random legal actions ([`RandomAgent`]).
+    Random,
+    /// The engine's heuristic agent ([`Bots::heuristic_agent`]).
+    Heuristic,
+    /// Plain information-set MCTS ([`IsMctsAgent::new`]) with this budget.
+    IsMcts(Budget),
+    /// The engine's tuned ISMCTS ([`Bots::tuned_agent`]) with this budget.
+    IsMctsH(Budget),
+    /// Flat Monte-Carlo ([`FlatMcAgent::new`]) with this budget.
+    FlatMc(Budget),
+}
+
+/// The agent names [`AgentSpec`] knows, for messages.
+pub const AGENT_NAMES: &str =
+    "random, heuristic, ismcts:N, ismcts-h:N, flatmc:N (N iterations, or a time like 200ms or 2s)";
+
+/// A name that is no [`AgentSpec`], or an agent this engine lacks.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AgentSpecError {
+    /// The name is not one of [`AGENT_NAMES`].
+    #[error("unknown agent `{0}` (known: {AGENT_NAMES})")]
+    Unknown(String),
+    /// The budget is not a positive count or time.
+    #[error("agent `{0}`: the budget must be a positive number of iterations or a time such as 200ms or 2s")]
+    Budget(String),
+    /// The engine has no agent of this kind.
+    #[error("unknown agent `{agent}`: {engine} has no heuristic agent")]
+    NotForEngine {
+        /// The agent's name.
+        agent: String,
+        /// The engine's name ([`Game::NAME`]).
+        engine: &'static str,
+    },
+}
+
+impl fmt::Display for AgentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentSpec::Random => f.write_str("random"),
+            AgentSpec::Heuristic => f.write_str("heuristic"),
+            AgentSpec::IsMcts(n) => write!(f, "ismcts:{n}"),
+            AgentSpec::IsMctsH(n) => write!(f, "ismcts-h:{n}"),
+            AgentSpec::FlatMc(n) => write!(f, "flatmc:{n}"),
+        }
+    }
+}
+
+/// A budget: `N` iterations, or a time per decision `Nms`, `Ns`, `Nus`;
+/// [`DEFAULT_ITERATIONS`] when absent.
+fn parse_budget(agent: &str, budget: Option<&str>) -> Result<Budget, AgentSpecError> {
+    let Some(b) = budget.map(str::trim) else {
+        return Ok(Budget::Iterations(DEFAULT_ITERATIONS));
+    };
+    let bad = || AgentSpecError::Budget(agent.to_string());
+    let (digits, unit) = b.split_at(b.find(|c: char| !c.is_ascii_digit()).unwrap_or(b.len()));
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    if n == 0 {
+        return Err(bad());
+    }
+    match unit {
+        "" => Ok(Budget::Iterations(n)),
+        "ms" => Ok(Budget::Time(Duration::from_millis(n))),
+        "s" => Ok(Budget::Time(Duration::from_secs(n))),
+        "us" => Ok(Budget::Time(Duration::from_micros(n))),
+        _ => Err(bad()),
+    }
+}
+
+impl FromStr for AgentSpec {
+    type Err = AgentSpecError;
+
+    fn from_str(s: &str) -> Result<Self, AgentSpecError> {
+        let s = s.trim();
+        let (kind, budget) = match s.split_once(':') {
+            Some((k, b)) => (k, Some(b)),
+            None => (s, None),
+        };
+        match kind {
+            "random" if budget.is_none() => Ok(AgentSpec::Random),
+            "heuristic" if budget.is_none() => Ok(AgentSpec::Heuristic),
+            "ismcts" => Ok(AgentSpec::IsMcts(parse_budget(s, budget)?)),
+            "ismcts-h" => Ok(AgentSpec::IsMctsH(parse_budget(s, budget)?)),
+            "flatmc" => Ok(AgentSpec::FlatMc(parse_budget(s, budget)?)),
+            _ => Err(AgentSpecError::Unknown(s.to_string())),
+        }
+    }
+}
+
+impl AgentSpec {
+    /// A fresh agent of this kind for `G`.
+    ///
+    /// # Errors
+    /// [`AgentSpecError::NotForEngine`] when `G` has no agent of this kind
+    /// (`heuristic` and `ismcts-h` need [`Bots`]' agents).
+    pub fn build<G: Bots>(&self) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
+        let missing = || AgentSpecError::NotForEngine { agent: self.to_string(), engine: G::NAME };
+        match *self {
+            AgentSpec::Random => Ok(Box::new(RandomAgent)),
+            AgentSpec::Heuristic => G::heuristic_agent().ok_or_else(missing),
+            AgentSpec::IsMcts(budget) => Ok(Box::new(IsMctsAgent::<G>::new(budget))),
+            AgentSpec::IsMctsH(budget) => G::tuned_agent(budget).ok_or_else(missing),
+            AgentSpec::FlatMc(budget) => Ok(Box::new(FlatMcAgent::<G>::new(budget))),
+        }
+    }
+
+    /// An arena entrant of this kind, named by the spec.
+    ///
+    /// # Errors
+    /// As [`AgentSpec::build`], checked once here so that building the
+    /// entrant's agents later cannot fail.
+    pub fn entrant<G: Bots>(&self) -> Result<Entrant<G>, AgentSpecError> {
+        self.build::<G>()?;
+        let spec = *self;
+        Ok(Entrant::new(self.to_string(), move || spec.build::<G>().unwrap_or_else(|_| Box::new(RandomAgent))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testgame::HiddenNim;
+
+    #[test]
+    fn names_round_trip_and_budgets_parse() {
+        for name in
+            ["random", "heuristic", "ismcts:2000", "ismcts-h:1000", "flatmc:50", "ismcts:250ms", "flatmc:1500us"]
+        {
+            let spec: AgentSpec = name.parse().unwrap();
+            assert_eq!(spec.to_string(), name);
+        }
+        assert_eq!("ismcts".parse::<AgentSpec>().unwrap(), AgentSpec::IsMcts(Budget::Iterations(DEFAULT_ITERATIONS)));
+        assert_eq!("ismcts:2s".parse::<AgentSpec>().unwrap(), AgentSpec::IsMcts(Budget::Time(Duration::from_secs(2))));
+        for bad in ["", "randy", "random:3", "ismcts:0", "ismcts:x", "ismcts:5h", "flatmc:-1", "heuristic:9"] {
+            let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
+            assert!(err.contains(&format!("`{}`", bad.trim())), "{err}");
+        }
+        assert!("chess".parse::<AgentSpec>().unwrap_err().to_string().starts_with("unknown agent `chess`"));
+    }
+
+    #[test]
+    fn an_engine_without_a_heuristic_says_unknown_agent() {
+        let err = AgentSpec::Heuristic.build::<HiddenNim>().err().unwrap();
+        assert_eq!(err, AgentSpecError::NotForEngine { agent: "heuristic".into(), engine: "hidden-nim" });
+        assert!(err.to_string().starts_with("unknown agent `heuristic`"), "{err}");
+        assert!(AgentSpec::IsMctsH(Budget::Iterations(3)).build::<HiddenNim>().is_err());
+        assert!(AgentSpec::IsMctsH(Budget::Iterations(3)).entrant::<HiddenNim>().is_err());
+        for spec in
+            [AgentSpec::Random, AgentSpec::IsMcts(Budget::Iterations(3)), AgentSpec::FlatMc(Budget::Iterations(3))]
+        {
+            let agent = spec.build::<HiddenNim>().unwrap();
+            assert_eq!(agent.name(), spec.to_string());
+            assert_eq!(spec.entrant::<HiddenNim>().unwrap().agent().name(), spec.to_string());
+        }
+    }
+}

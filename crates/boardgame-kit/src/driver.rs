@@ -1,0 +1,245 @@
+//! [`Driver`]: the one stepping loop of the kit. It owns a game, the random
+//! streams of its seed (chance and one per seat, by the kit's convention) and
+//! the record of every action, and advances the game one action at a time:
+//! a chance draw, an agent's decision, or an action from outside (a person).
+//! [`crate::play_game`], the arena, the binary's `play` and `perft` and any
+//! server are built on it, so they all play the same game from the same seed.
+
+use crate::agent::{AGENT_STREAM_BASE, Agent, CHANCE_STREAM, PlayError};
+use crate::{Game, GameRecord, GameRng, RecordError, Turn, sample_chance};
+
+/// Seats that get their own agent stream (the kit's seat limit, as [`crate::Seats`]).
+const MAX_SEATS: usize = 16;
+
+/// A game in progress with the random streams of its seed: chance draws come
+/// from `GameRng::new(seed).child(CHANCE_STREAM)`, seat `s`'s agent draws from
+/// `child(AGENT_STREAM_BASE + s)`. Every action is validated; with a record
+/// (the default) every action id is appended to it.
+///
+/// ```
+/// use boardgame_kit::{Driver, Game, RandomAgent, Turn, testgame::HiddenNim};
+///
+/// let mut driver = Driver::<HiddenNim>::new(&Default::default(), 7).unwrap();
+/// while driver.turn() != Turn::Terminal {
+///     match driver.turn() {
+///         Turn::Chance => {
+///             driver.step_chance().unwrap();
+///         }
+///         _ => {
+///             driver.step_agent(&mut RandomAgent).unwrap();
+///         }
+///     }
+/// }
+/// let record = driver.record().unwrap();
+/// assert_eq!(record.replay::<HiddenNim>().unwrap(), *driver.state());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Driver<G: Game> {
+    state: G,
+    root: GameRng,
+    chance: GameRng,
+    seats: [Option<GameRng>; MAX_SEATS],
+    chances: G::ChanceList,
+    record: Option<GameRecord<G::Config>>,
+    steps: usize,
+    bound: usize,
+}
+
+impl<G: Game> Driver<G> {
+    /// A new game of `config` played from `seed`, recorded.
+    ///
+    /// # Errors
+    /// The engine's error when `config` is invalid.
+    pub fn new(config: &G::Config, seed: u64) -> Result<Self, G::Error> {
+        let state = G::new_game(config)?;
+        let mut driver = Driver::from_state(state, seed);
+        let mut record = GameRecord::new::<G>(config.clone(), Some(seed));
+        record.actions.reserve(G::max_game_length(config).min(4096));
+        driver.record = Some(record);
+        Ok(driver)
+    }
+
+    /// Drives `state` (any position) with the streams of `seed`, without a
+    /// record (a record starts at the initial state). Allocation-free.
+    pub fn from_state(state: G, seed: u64) -> Self {
+        let root = GameRng::new(seed);
+        let chance = root.child(CHANCE_STREAM);
+        let bound = G::max_game_length(state.config());
+        Driver {
+            state,
+            root,
+            chance,
+            seats: Default::default(),
+            chances: G::ChanceList::default(),
+            record: None,
+            steps: 0,
+            bound,
+        }
+    }
+
+    /// Resumes the game of `record`: replays its actions (validating each)
+    /// from its seed (0 when the record has none), drawing the chance stream
+    /// once for every chance node it passes, so that the chance draws to come
+    /// are those an uninterrupted game would make. The seats' agent streams
+    /// start afresh (agents' draws are not recorded).
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`]: wrong engine or versions, an invalid
+    /// config, an unknown or illegal action naming its step.
+    pub fn from_record(record: &GameRecord<G::Config>) -> Result<Self, RecordError> {
+        let mut replayed = record.clone();
+        replayed.actions.clear();
+        // Checks the header and config without replaying.
+        replayed.replay::<G>()?;
+        let state = G::new_game(&record.config).map_err(|e| RecordError::InvalidConfig(Box::new(e)))?;
+        let mut driver = Driver::from_state(state, record.seed.unwrap_or(0));
+        driver.record = Some(replayed);
+        for (step, &id) in record.actions.iter().enumerate() {
+            let action = G::action_from_id(&record.config, id).map_err(|e| RecordError::UnknownAction {
+                step,
+                id,
+                source: Box::new(e),
+            })?;
+            if driver.state.turn() == Turn::Chance {
+                sample_chance(&driver.state, &mut driver.chance, &mut driver.chances);
+            }
+            driver.apply(action).map_err(|e| RecordError::IllegalAction {
+                step,
+                id,
+                action: action.to_string(),
+                source: Box::new(e),
+            })?;
+        }
+        Ok(driver)
+    }
+
+    /// The game.
+    pub fn state(&self) -> &G {
+        &self.state
+    }
+
+    /// The game, taken out of the driver.
+    pub fn into_state(self) -> G {
+        self.state
+    }
+
+    /// Whose decision the game waits for.
+    pub fn turn(&self) -> Turn {
+        self.state.turn()
+    }
+
+    /// The record so far (seed, config, every action id), if the driver
+    /// keeps one ([`Driver::new`], [`Driver::from_record`]).
+    pub fn record(&self) -> Option<&GameRecord<G::Config>> {
+        self.record.as_ref()
+    }
+
+    /// The record, taken out of the driver.
+    pub fn into_record(self) -> Option<GameRecord<G::Config>> {
+        self.record
+    }
+
+    /// Names the agents in the record (seat order).
+    pub fn set_agent_names(&mut self, names: Vec<String>) {
+        if let Some(r) = &mut self.record {
+            r.agents = names;
+        }
+    }
+
+    /// Actions played through this driver.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// Seat `seat`'s agent stream (derived on first use). Seats from 16 on
+    /// share seat 15's stream.
+    pub fn seat_rng(&mut self, seat: usize) -> &mut GameRng {
+        seat_stream(&mut self.seats, &self.root, seat)
+    }
+
+    /// Resolves one chance node by the chance stream and returns the
+    /// outcome played; `None` (nothing played) unless the game is at a
+    /// chance node.
+    pub fn step_chance(&mut self) -> Option<G::Action> {
+        if self.state.turn() != Turn::Chance {
+            return None;
+        }
+        let action = sample_chance(&self.state, &mut self.chance, &mut self.chances)?;
+        self.play(action);
+        Some(action)
+    }
+
+    /// Lets `agent` choose for the seat to move, with that seat's stream,
+    /// validates the choice and plays it.
+    ///
+    /// # Errors
+    /// [`PlayError::IllegalAgentAction`] (nothing played) when the agent's
+    /// choice is illegal or it is no seat's turn; [`PlayError::TooLong`] when
+    /// the game already has its declared maximum length.
+    pub fn step_agent(&mut self, agent: &mut dyn Agent<G>) -> Result<G::Action, PlayError<G::Error>> {
+        let Turn::Player(seat) = self.state.turn() else {
+            return Err(PlayError::NotAPlayersTurn { step: self.steps, turn: self.state.turn() });
+        };
+        let action = agent.act(&self.state, seat, seat_stream(&mut self.seats, &self.root, seat));
+        if let Err(source) = self.state.validate(action) {
+            return Err(PlayError::IllegalAgentAction { step: self.steps, seat, agent: agent.name(), source });
+        }
+        if self.steps >= self.bound {
+            return Err(PlayError::TooLong(self.bound));
+        }
+        self.play(action);
+        Ok(action)
+    }
+
+    /// Plays one action whoever is to move: a chance draw at a chance node,
+    /// else the choice of `agents[seat]` for the seat to move. `Ok(None)` at
+    /// the end of the game.
+    ///
+    /// # Errors
+    /// As [`Driver::step_agent`]; [`PlayError::AgentCount`] when `agents`
+    /// has no agent for the seat to move; [`PlayError::TooLong`] when a
+    /// chance node lists no outcome or the game is too long.
+    pub fn step(&mut self, agents: &mut [&mut dyn Agent<G>]) -> Result<Option<G::Action>, PlayError<G::Error>> {
+        match self.state.turn() {
+            Turn::Terminal => Ok(None),
+            Turn::Chance => {
+                if self.steps >= self.bound {
+                    return Err(PlayError::TooLong(self.bound));
+                }
+                self.step_chance().map(Some).ok_or(PlayError::TooLong(self.bound))
+            }
+            Turn::Player(seat) => {
+                let seats = self.state.num_players();
+                match agents.get_mut(seat) {
+                    Some(agent) => self.step_agent(&mut **agent).map(Some),
+                    None => Err(PlayError::AgentCount { seats, agents: agents.len() }),
+                }
+            }
+        }
+    }
+
+    /// Applies `action` from outside (a person, a network peer), validated:
+    /// on error nothing changes.
+    ///
+    /// # Errors
+    /// The engine's error when the action is illegal now.
+    pub fn apply(&mut self, action: G::Action) -> Result<(), G::Error> {
+        self.state.validate(action)?;
+        self.play(action);
+        Ok(())
+    }
+
+    fn play(&mut self, action: G::Action) {
+        if let Some(r) = &mut self.record {
+            r.actions.push(G::action_id(self.state.config(), action));
+        }
+        self.state.apply_unchecked(action);
+        self.steps += 1;
+    }
+}
+
+/// Seat `seat`'s agent stream of `root`, derived on first use.
+fn seat_stream<'a>(seats: &'a mut [Option<GameRng>; MAX_SEATS], root: &GameRng, seat: usize) -> &'a mut GameRng {
+    let seat = seat.min(MAX_SEATS - 1);
+    seats[seat].get_or_insert_with(|| root.child(AGENT_STREAM_BASE + seat as u32))
+}
