@@ -7,21 +7,11 @@ use std::time::Duration;
 
 use boardgame_kit::{Agent, Budget, Entrant, FlatMcAgent, IsMctsAgent, RandomAgent};
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::games::CliGame;
 
 /// Iterations of a search agent named without a budget (`ismcts`).
 pub const DEFAULT_ITERATIONS: u64 = 1000;
-
-/// `ismcts-h`: rollouts stop after this many actions (chance included).
-pub const HEURISTIC_ROLLOUT_DEPTH: usize = 20;
-/// `ismcts-h`: truncated rollouts are scored by score margins on this scale
-/// (points).
-pub const HEURISTIC_MARGIN_SCALE: f64 = 30.0;
-/// `ismcts-h`: the weight of the heuristic's progressive bias in the tree.
-pub const HEURISTIC_PRIOR_WEIGHT: f64 = 1.0;
-/// `ismcts-h`: the UCB1 exploration constant.
-pub const HEURISTIC_EXPLORATION: f64 = 0.1;
 
 /// An agent named on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,9 +23,9 @@ pub enum AgentSpec {
     /// Information-set MCTS with this budget per decision.
     IsMcts(Budget),
     /// Information-set MCTS whose rollouts are played by the engine's
-    /// heuristic agent, truncated after [`HEURISTIC_ROLLOUT_DEPTH`] actions
-    /// and scored by score margins ([`HEURISTIC_MARGIN_SCALE`]), exploration
-    /// [`HEURISTIC_EXPLORATION`] (the Caravan setting of `docs/bots.md`).
+    /// heuristic agent, truncated after [`HEURISTIC_ROLLOUT_DEPTH`](crate::games::HEURISTIC_ROLLOUT_DEPTH) actions
+    /// and scored by score margins ([`HEURISTIC_MARGIN_SCALE`](crate::games::HEURISTIC_MARGIN_SCALE)), exploration
+    /// [`HEURISTIC_EXPLORATION`](crate::games::HEURISTIC_EXPLORATION) (the Caravan setting of `docs/bots.md`).
     IsMctsH(Budget),
     /// Flat Monte-Carlo with this budget per decision.
     FlatMc(Budget),

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use boardgame_kit::{Agent, GameRng, IsMctsAgent, Turn, playout, sample_chance};
 use clap::Args;
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::games::{CliGame, GameName, build_config, with_game};
 
 /// Arguments of `boardgame bench`.

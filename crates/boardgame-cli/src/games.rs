@@ -8,11 +8,33 @@
 use boardgame_kit::testgame::HiddenNim;
 use boardgame_kit::{Agent, Budget, Evaluation, Game, IsMctsAgent};
 use caravan_core::{Caravan, EndKind};
-use clap::ValueEnum;
+use clap::{Args, ValueEnum};
 use korovan_core::Korovan;
 use serde_json::Value;
 
-use crate::CliError;
+use crate::error::CliError;
+
+/// The game options shared by the commands.
+#[derive(Args, Debug, Clone)]
+pub struct GameOpts {
+    /// Number of players (the rules' default when omitted).
+    #[arg(long, short = 'p')]
+    pub(crate) players: Option<usize>,
+    /// Configuration fields as a JSON object laid over the rules' defaults,
+    /// e.g. '{"max_turns": 200}'.
+    #[arg(long, value_name = "JSON")]
+    pub(crate) config: Option<String>,
+}
+
+/// `ismcts-h`: rollouts stop after this many actions (chance included).
+pub const HEURISTIC_ROLLOUT_DEPTH: usize = 20;
+/// `ismcts-h`: truncated rollouts are scored by score margins on this scale
+/// (points).
+pub const HEURISTIC_MARGIN_SCALE: f64 = 30.0;
+/// `ismcts-h`: the weight of the heuristic's progressive bias in the tree.
+pub const HEURISTIC_PRIOR_WEIGHT: f64 = 1.0;
+/// `ismcts-h`: the UCB1 exploration constant.
+pub const HEURISTIC_EXPLORATION: f64 = 0.1;
 
 /// What the command needs of an engine beyond [`Game`].
 pub trait CliGame: Game {
@@ -56,13 +78,10 @@ pub trait CliGame: Game {
     /// `ismcts-h:N`: ISMCTS guided by the engine's heuristic. By default the
     /// heuristic is the tree's prior (expanded first, progressive bias and
     /// widening) and plays every seat in rollouts cut after
-    /// [`HEURISTIC_ROLLOUT_DEPTH`](crate::agents::HEURISTIC_ROLLOUT_DEPTH)
+    /// [`HEURISTIC_ROLLOUT_DEPTH`]
     /// actions and scored by score margins (the setting tuned on Caravan);
     /// engines override it with their own tuned setting.
     fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
-        use crate::agents::{
-            HEURISTIC_EXPLORATION, HEURISTIC_MARGIN_SCALE, HEURISTIC_PRIOR_WEIGHT, HEURISTIC_ROLLOUT_DEPTH,
-        };
         let rollout = Self::heuristic()?;
         let prior = Self::heuristic()?;
         Some(Box::new(

@@ -8,6 +8,7 @@
 
 mod agents;
 mod bench;
+mod error;
 mod games;
 mod perft;
 mod play;
@@ -16,36 +17,9 @@ mod simulate;
 
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
-/// An error of the command: a usage error (exit 2) or a runtime error (exit 1).
-#[derive(Debug)]
-pub enum CliError {
-    /// Bad arguments found after parsing (unknown agent, bad player count…).
-    Usage(String),
-    /// Anything that went wrong while running (I/O, a corrupted record…).
-    Runtime(String),
-    /// The reader of our output went away (`boardgame … | head`): stop quietly.
-    BrokenPipe,
-}
-
-impl CliError {
-    fn message(&self) -> &str {
-        match self {
-            CliError::Usage(m) | CliError::Runtime(m) => m,
-            CliError::BrokenPipe => "broken pipe",
-        }
-    }
-}
-
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            return CliError::BrokenPipe;
-        }
-        CliError::Runtime(e.to_string())
-    }
-}
+use crate::error::CliError;
 
 const EXAMPLES: &str = "\
 Games: korovan (3-9 players), caravan (2-4 players).
@@ -84,18 +58,6 @@ enum Command {
     Perft(perft::PerftArgs),
     /// A quick throughput table (release builds give meaningful figures).
     Bench(bench::BenchArgs),
-}
-
-/// The game options shared by the commands.
-#[derive(Args, Debug, Clone)]
-pub struct GameOpts {
-    /// Number of players (the rules' default when omitted).
-    #[arg(long, short = 'p')]
-    pub(crate) players: Option<usize>,
-    /// Configuration fields as a JSON object laid over the rules' defaults,
-    /// e.g. '{"max_turns": 200}'.
-    #[arg(long, value_name = "JSON")]
-    pub(crate) config: Option<String>,
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {

@@ -7,8 +7,8 @@ use std::time::Instant;
 use boardgame_kit::{AGENT_STREAM_BASE, Agent, CHANCE_STREAM, GameRng, RandomAgent, Turn, sample_chance};
 use clap::Args;
 
-use crate::games::{CliGame, GameName, build_config, with_game};
-use crate::{CliError, GameOpts};
+use crate::error::CliError;
+use crate::games::{CliGame, GameName, GameOpts, build_config, with_game};
 
 /// Arguments of `boardgame perft`.
 #[derive(Args, Debug)]

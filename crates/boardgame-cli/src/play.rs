@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use boardgame_kit::{AGENT_STREAM_BASE, Agent, CHANCE_STREAM, GameRecord, GameRng, Turn, sample_chance};
 use clap::Args;
 
-use crate::games::{CliGame, GameName, build_config, is_visible, seats_of, with_game};
-use crate::{CliError, GameOpts, agents};
+use crate::agents;
+use crate::error::CliError;
+use crate::games::{CliGame, GameName, GameOpts, build_config, is_visible, seats_of, with_game};
 
 /// Arguments of `boardgame play`.
 #[derive(Args, Debug)]

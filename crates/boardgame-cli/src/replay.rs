@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use boardgame_kit::{GameRecord, RecordError, RecordHeader, Turn};
 use clap::Args;
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::games::{CliGame, GameName, with_game};
 
 /// Arguments of `boardgame replay`.

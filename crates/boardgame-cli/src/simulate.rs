@@ -18,8 +18,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::games::{CliGame, GameName, build_config, seats_of, with_game};
-use crate::{CliError, GameOpts, agents};
+use crate::agents;
+use crate::error::CliError;
+use crate::games::{CliGame, GameName, GameOpts, build_config, seats_of, with_game};
 
 /// The format tag of the JSON results.
 pub const RESULTS_FORMAT: &str = "boardgame-simulate/1";
