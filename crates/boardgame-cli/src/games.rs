@@ -139,35 +139,28 @@ impl GameName {
 }
 
 /// The configuration of `G` from `--players` and `--config`: the rules'
-/// default, then the JSON object of `--config` laid over it field by field,
-/// then the player count. The engine validates the result.
+/// default, then the JSON object of `--config` laid over it (nested objects
+/// field by field, see [`overlay`]), then the player count. The engine
+/// validates the result.
 ///
 /// # Errors
-/// A usage error when the JSON is not an object of the config's fields or
-/// the engine refuses the configuration.
-pub fn build_config<G: CliGame>(players: Option<usize>, overlay: Option<&str>) -> Result<G::Config, CliError> {
+/// A usage error when the JSON is not an object, names a field the
+/// configuration does not have (at any depth), or the engine refuses the
+/// configuration.
+pub fn build_config<G: CliGame>(players: Option<usize>, overlay_text: Option<&str>) -> Result<G::Config, CliError> {
     let mut config = G::Config::default();
-    if let Some(text) = overlay {
+    if let Some(text) = overlay_text {
         let patch: Value =
             serde_json::from_str(text).map_err(|e| CliError::Usage(format!("--config is not valid JSON: {e}")))?;
-        let Value::Object(patch) = patch else {
+        if !patch.is_object() {
             return Err(CliError::Usage("--config must be a JSON object, e.g. '{\"field\": 1}'".into()));
-        };
-        let mut base = serde_json::to_value(&config).map_err(|e| CliError::Runtime(e.to_string()))?;
-        let Value::Object(fields) = &mut base else {
-            return Err(CliError::Usage(format!("{} has no configurable fields", G::CLI_NAME)));
-        };
-        for (key, value) in patch {
-            if !fields.contains_key(&key) {
-                let known: Vec<&str> = fields.keys().map(String::as_str).collect();
-                return Err(CliError::Usage(format!(
-                    "--config: {} has no field `{key}` (fields: {})",
-                    G::CLI_NAME,
-                    known.join(", ")
-                )));
-            }
-            fields.insert(key, value);
         }
+        let mut base = serde_json::to_value(&config).map_err(|e| CliError::Runtime(e.to_string()))?;
+        if !base.is_object() {
+            return Err(CliError::Usage(format!("{} has no configurable fields", G::CLI_NAME)));
+        }
+        overlay(&mut base, patch, "")
+            .map_err(|e| CliError::Usage(format!("--config: {} configuration: {e}", G::CLI_NAME)))?;
         config = serde_json::from_value(base).map_err(|e| CliError::Usage(format!("--config: {e}")))?;
     }
     if let Some(n) = players {
@@ -175,6 +168,35 @@ pub fn build_config<G: CliGame>(players: Option<usize>, overlay: Option<&str>) -
     }
     G::new_game(&config).map_err(|e| CliError::Usage(format!("invalid {} configuration: {e}", G::CLI_NAME)))?;
     Ok(config)
+}
+
+/// Lays `patch` over `base`: where both are objects, field by field
+/// (recursively), so `{"deck": {"scout": 10}}` changes one count and keeps
+/// the others; anywhere else the patch's value replaces the base's. `path`
+/// is the dotted path of `base` (empty at the top), for messages.
+///
+/// # Errors
+/// When `patch` names a field `base` does not have: the message gives the
+/// field's full path and the fields there are.
+pub fn overlay(base: &mut Value, patch: Value, path: &str) -> Result<(), String> {
+    match (base, patch) {
+        (Value::Object(fields), Value::Object(patch)) => {
+            for (key, value) in patch {
+                let here = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                let Some(slot) = fields.get_mut(&key) else {
+                    let known: Vec<&str> = fields.keys().map(String::as_str).collect();
+                    let place = if path.is_empty() { String::new() } else { format!(" in `{path}`") };
+                    return Err(format!("unknown field `{here}` (fields{place}: {})", known.join(", ")));
+                };
+                overlay(slot, value, &here)?;
+            }
+            Ok(())
+        }
+        (slot, value) => {
+            *slot = value;
+            Ok(())
+        }
+    }
 }
 
 /// The number of seats of `config`.

@@ -1,0 +1,69 @@
+//! The binary given bad or edge-case input: each test pins a fix (issue 11,
+//! part 9) and fails on the code before it.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boardgame")).args(args).output().expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs and expects success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(o.status.success(), "`boardgame {}` failed: {}", args.join(" "), stderr(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Runs and expects exit code `code`; returns stderr.
+fn fails(args: &[&str], code: i32) -> String {
+    let o = run(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(code), "`boardgame {}`: {err}", args.join(" "));
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+/// The configuration `simulate --json` reports for `--config overlay`.
+fn config_of(game: &str, overlay: &str) -> Value {
+    let out = ok(&["simulate", game, "-n", "1", "--config", overlay, "--json", "-q"]);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    v["config"].clone()
+}
+
+// ------------------------------------------------------------- --config
+
+#[test]
+fn config_lays_nested_objects_over_the_defaults() {
+    let default = config_of("korovan", "{}");
+    let deck = config_of("korovan", r#"{"deck": {"scout": 10}}"#)["deck"].clone();
+    assert_eq!(deck["scout"], 10);
+    for kind in ["spy", "flare", "second_thought", "guard", "haggle"] {
+        assert_eq!(deck[kind], default["deck"][kind], "{kind} keeps its default: {deck}");
+        assert_ne!(deck[kind], 0, "{kind}");
+    }
+    // Top-level fields still replace, and untouched ones keep their default.
+    let c = config_of("korovan", r#"{"laps": 2, "deck": {"guard": 1}}"#);
+    assert_eq!(c["laps"], 2);
+    assert_eq!(c["deck"]["guard"], 1);
+    assert_eq!(c["deck"]["scout"], default["deck"]["scout"]);
+    assert_eq!(c["players"], default["players"]);
+}
+
+#[test]
+fn config_rejects_unknown_keys_at_any_depth_naming_the_path() {
+    // The notation's word `second` is not the config's `second_thought`.
+    let err = fails(&["simulate", "korovan", "-n", "1", "--config", r#"{"deck": {"second": 1}}"#], 2);
+    assert!(err.contains("`deck.second`"), "{err}");
+    assert!(err.contains("second_thought"), "the fields there are listed: {err}");
+    let err = fails(&["simulate", "caravan", "-n", "1", "--config", r#"{"board": {"citys": [1]}}"#], 2);
+    assert!(err.contains("`board.citys`"), "{err}");
+    let err = fails(&["perft", "korovan", "-d", "1", "--config", r#"{"colour": 1}"#], 2);
+    assert!(err.contains("`colour`"), "{err}");
+}
