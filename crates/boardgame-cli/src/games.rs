@@ -166,7 +166,8 @@ pub fn build_config<G: CliGame>(players: Option<usize>, overlay_text: Option<&st
     if let Some(n) = players {
         config = G::with_players(config, n).map_err(CliError::Usage)?;
     }
-    G::new_game(&config).map_err(|e| CliError::Usage(format!("invalid {} configuration: {e}", G::CLI_NAME)))?;
+    // The engine's error already says what it is ("invalid configuration: …").
+    G::new_game(&config).map_err(|e| CliError::Usage(format!("{}: {e}", G::CLI_NAME)))?;
     Ok(config)
 }
 

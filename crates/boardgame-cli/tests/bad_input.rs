@@ -67,3 +67,12 @@ fn config_rejects_unknown_keys_at_any_depth_naming_the_path() {
     let err = fails(&["perft", "korovan", "-d", "1", "--config", r#"{"colour": 1}"#], 2);
     assert!(err.contains("`colour`"), "{err}");
 }
+
+#[test]
+fn an_engine_configuration_error_has_one_prefix() {
+    for (game, overlay) in [("korovan", r#"{"players": 2}"#), ("caravan", r#"{"max_turns": 0}"#)] {
+        let err = fails(&["simulate", game, "-n", "1", "--config", overlay], 2);
+        assert_eq!(err.matches("configuration").count(), 1, "{err}");
+        assert!(err.contains(game), "the game is named: {err}");
+    }
+}
