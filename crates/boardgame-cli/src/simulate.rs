@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use boardgame_kit::{Arena, ArenaGame, EntrantStats};
+use boardgame_kit::{Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, PlayError};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -175,8 +175,9 @@ pub struct SimResults {
     pub agents: Vec<String>,
     /// Whether agents rotate through the seats.
     pub rotate_seats: bool,
-    /// The seeds played, as sorted, disjoint, non-adjacent half-open ranges.
-    pub seeds: Vec<[u64; 2]>,
+    /// The seeds played, as sorted, disjoint, non-adjacent half-open ranges
+    /// (128-bit: a range may end at 2^64, one past the last seed).
+    pub seeds: Vec<[u128; 2]>,
     /// Games played.
     pub games: u64,
     /// Per agent (entrant), in `agents` order.
@@ -263,16 +264,58 @@ fn threads(args: &SimulateArgs) -> usize {
     }
 }
 
-/// The seed range of `shard` within `seed..seed + games`.
-fn shard_range(seed: u64, games: u64, shard: Option<Shard>) -> Result<std::ops::Range<u64>, CliError> {
-    let end = seed
-        .checked_add(games)
-        .ok_or_else(|| CliError::Usage(format!("--seed {seed} plus --games {games} overflows 64 bits")))?;
+/// One past the last seed: seeds are `u64`, so a half-open range of them
+/// may end at 2^64.
+const SEED_END: u128 = 1 << 64;
+
+/// The seed range of `shard` within `seed..seed + games`, half-open and
+/// computed in 128 bits: `--seed 18446744073709551615 -n 1` is the range
+/// `18446744073709551615..18446744073709551616`.
+fn shard_range(seed: u64, games: u64, shard: Option<Shard>) -> Result<std::ops::Range<u128>, CliError> {
+    let (start, games) = (u128::from(seed), u128::from(games));
+    let end = start + games;
+    if end > SEED_END {
+        return Err(CliError::Usage(format!(
+            "--seed {seed} plus --games {games} goes past the last seed {}",
+            u64::MAX
+        )));
+    }
     let Some(Shard { index, count }) = shard else {
-        return Ok(seed..end);
+        return Ok(start..end);
     };
-    let cut = |i: u64| seed + (u128::from(games) * u128::from(i) / u128::from(count)) as u64;
-    Ok(cut(index)..cut(index + 1).min(end))
+    let cut = |i: u64| start + games * u128::from(i) / u128::from(count);
+    Ok(cut(index)..cut(index + 1))
+}
+
+/// Plays every seed of `seeds` (which may end at 2^64, past what a
+/// `Range<u64>` holds: the last seed is then played on its own and added).
+fn play_seeds<G: CliGame>(
+    arena: &Arena<G>,
+    entrants: &[Entrant<G>],
+    seeds: std::ops::Range<u128>,
+    threads: usize,
+    on_game: &(dyn Fn(&ArenaGame<G>) + Sync),
+) -> Result<ArenaReport, PlayError<G::Error>> {
+    let last = u128::from(u64::MAX);
+    // `start <= u64::MAX` unless the range is empty at 2^64.
+    let start = u64::try_from(seeds.start).unwrap_or(u64::MAX);
+    let end = u64::try_from(seeds.end.min(last)).unwrap_or(u64::MAX);
+    let end = end.max(start);
+    // No more threads than seeds: a worker's first seed (`start + t`) stays
+    // inside the range, never past `u64::MAX`.
+    let threads = threads.min(usize::try_from(end - start).unwrap_or(usize::MAX)).max(1);
+    let mut report = arena.run_with(entrants, start..end, threads, on_game)?;
+    if seeds.start <= last && seeds.end > last {
+        let game = arena.play_one(entrants, u64::MAX)?;
+        on_game(&game);
+        let outcome = game.state.outcome();
+        for (stats, &seat) in report.entrants.iter_mut().zip(&game.seat_of) {
+            stats.record(outcome, seat, game.state.score(seat));
+        }
+        report.games += 1;
+        report.length_sum += game.length as u64;
+    }
+    Ok(report)
 }
 
 fn simulate<G: CliGame>(args: &SimulateArgs, agents: &str) -> Result<SimResults, CliError> {
@@ -284,7 +327,7 @@ fn simulate<G: CliGame>(args: &SimulateArgs, agents: &str) -> Result<SimResults,
     let arena = Arena::<G>::new(config.clone()).rotate_seats(!args.fixed_seats);
 
     let bar = if !args.quiet && std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(seeds.end - seeds.start);
+        let bar = ProgressBar::new(u64::try_from(seeds.end - seeds.start).unwrap_or(u64::MAX));
         let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})")
             .map(|s| s.progress_chars("=> "))
             .unwrap_or_else(|_| ProgressStyle::default_bar());
@@ -303,8 +346,7 @@ fn simulate<G: CliGame>(args: &SimulateArgs, agents: &str) -> Result<SimResults,
         tally(&extra, &game.state, seats);
         bar.inc(1);
     };
-    let report = arena
-        .run_with(&entrants, seeds.clone(), threads(args), &on_game)
+    let report = play_seeds(&arena, &entrants, seeds.clone(), threads(args), &on_game)
         .map_err(|e| CliError::Runtime(format!("{}: {e}", G::CLI_NAME)))?;
     bar.finish_and_clear();
     let extra = extra.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -456,9 +498,9 @@ pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String
     for (k, n) in &other.ends {
         *acc.ends.entry(k.clone()).or_default() += n;
     }
-    let mut seeds: Vec<[u64; 2]> = acc.seeds.iter().chain(&other.seeds).copied().collect();
+    let mut seeds: Vec<[u128; 2]> = acc.seeds.iter().chain(&other.seeds).copied().collect();
     seeds.sort_unstable();
-    let mut merged: Vec<[u64; 2]> = Vec::with_capacity(seeds.len());
+    let mut merged: Vec<[u128; 2]> = Vec::with_capacity(seeds.len());
     for r in seeds {
         match merged.last_mut() {
             Some(last) if last[1] == r[0] => last[1] = r[1],
@@ -519,7 +561,7 @@ mod tests {
                     assert_eq!(r.start, next, "shards are contiguous");
                     next = r.end;
                 }
-                assert_eq!(next, 3 + games, "shards cover every game");
+                assert_eq!(next, u128::from(3 + games), "shards cover every game");
             }
         }
         assert!(shard_range(u64::MAX, 2, None).is_err());
@@ -549,7 +591,7 @@ mod tests {
             config: serde_json::json!({"stones": 5}),
             agents: vec!["random".into(), "random".into()],
             rotate_seats: true,
-            seeds: vec![seeds],
+            seeds: vec![seeds.map(u128::from)],
             games: seeds[1] - seeds[0],
             by_agent: vec![stats("random"), stats("random")],
             by_seat: vec![stats("seat 0"), stats("seat 1")],

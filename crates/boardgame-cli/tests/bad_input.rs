@@ -30,6 +30,19 @@ fn fails(args: &[&str], code: i32) -> String {
     err
 }
 
+/// A fresh path in the test scratch directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("boardgame-cli-bad-input");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(format!("{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn path_str(p: &std::path::Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
 /// The configuration `simulate --json` reports for `--config overlay`.
 fn config_of(game: &str, overlay: &str) -> Value {
     let out = ok(&["simulate", game, "-n", "1", "--config", overlay, "--json", "-q"]);
@@ -75,4 +88,36 @@ fn an_engine_configuration_error_has_one_prefix() {
         assert_eq!(err.matches("configuration").count(), 1, "{err}");
         assert!(err.contains(game), "the game is named: {err}");
     }
+}
+
+// ------------------------------------------------------------ simulate
+
+const LAST: u64 = u64::MAX;
+
+#[test]
+fn the_last_seed_can_be_played() {
+    let last = LAST.to_string();
+    let one = ok(&["simulate", "nim", "-n", "1", "--seed", &last, "--json", "-t", "3"]);
+    let v: Value = serde_json::from_str(&one).expect("JSON");
+    assert_eq!(v["games"], 1);
+    // The range is half-open: it ends one past the last seed.
+    assert!(one.contains(&format!("{LAST},\n      18446744073709551616")), "{one}");
+    // One game past the last seed is refused, not wrapped.
+    let err = fails(&["simulate", "nim", "-n", "2", "--seed", &last], 2);
+    assert!(err.contains("past the last seed"), "{err}");
+    // The last seed's game counts as any other: shards at the top of the
+    // seed space merge into the unsharded run.
+    let start = (LAST - 4).to_string();
+    let base = ["simulate", "korovan", "-p", "3", "-n", "5", "--seed", &start, "--json", "-t", "2"];
+    let whole = ok(&base);
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let path = scratch(&format!("top{i}.json"));
+        std::fs::write(&path, ok(&[&base[..], &["--shard", &format!("{i}/2")]].concat())).expect("write");
+        files.push(path);
+    }
+    let merged = ok(&["merge", "--json", path_str(&files[0]), path_str(&files[1])]);
+    assert_eq!(merged, whole);
+    let table = ok(&["merge", path_str(&files[1])]);
+    assert!(table.contains("..18446744073709551616"), "{table}");
 }
