@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use boardgame_kit::{Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, PlayError};
+use boardgame_kit::{Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, PlayError, SHARE_UNIT};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -460,11 +460,110 @@ pub fn table(r: &SimResults) -> String {
     s
 }
 
-/// Adds `other` into `acc`.
+/// Checks that `r` is a result `simulate` could have written: sorted,
+/// disjoint, non-empty seed ranges within the seed space that hold exactly
+/// `games` seeds; one per-agent row per agent (named as the agent) and one
+/// per-seat row per agent (one agent per seat); every row counting every
+/// game, with no more wins and draws than games, win shares within their
+/// bound, at most one sole winner per game, and no more ends than games.
 ///
 /// # Errors
-/// When the two results are not of the same experiment, or their seed
-/// ranges overlap.
+/// A message naming the first inconsistency.
+pub fn check_results(r: &SimResults) -> Result<(), String> {
+    if r.format != RESULTS_FORMAT {
+        return Err(format!("results format `{}`, expected `{RESULTS_FORMAT}`", r.format));
+    }
+    let mut seeds: u128 = 0;
+    let mut previous: Option<[u128; 2]> = None;
+    for &[a, b] in &r.seeds {
+        if a >= b {
+            let what = if a == b { "empty" } else { "inverted" };
+            return Err(format!("the seed range {a}..{b} is {what}"));
+        }
+        if b > SEED_END {
+            return Err(format!("the seed range {a}..{b} goes past the last seed {}", u64::MAX));
+        }
+        if let Some([p, q]) = previous
+            && a < q
+        {
+            return Err(format!("the seed ranges {p}..{q} and {a}..{b} overlap or are out of order"));
+        }
+        previous = Some([a, b]);
+        seeds += b - a;
+    }
+    if seeds != u128::from(r.games) {
+        return Err(format!("{} games, but the seed ranges hold {seeds} seeds", r.games));
+    }
+    let agents = r.agents.len();
+    if agents == 0 {
+        return Err("no agents".into());
+    }
+    if r.by_agent.len() != agents {
+        return Err(format!("{agents} agents but {} per-agent rows", r.by_agent.len()));
+    }
+    if r.by_seat.len() != agents {
+        return Err(format!("{agents} agents (one per seat) but {} per-seat rows", r.by_seat.len()));
+    }
+    let labels = r.agents.iter().map(String::as_str).map(str::to_string);
+    let seat_labels = (0..agents).map(|s| format!("seat {s}"));
+    for (label, e) in labels.chain(seat_labels).zip(r.by_agent.iter().chain(&r.by_seat)) {
+        if e.name != label {
+            return Err(format!("the row `{}` stands where `{label}` should", e.name));
+        }
+        if e.games != r.games {
+            return Err(format!("`{label}` played {} games of {}", e.games, r.games));
+        }
+        if e.wins.checked_add(e.draws).is_none_or(|n| n > e.games) {
+            return Err(format!("`{label}` has {} wins and {} draws in {} games", e.wins, e.draws, e.games));
+        }
+        if e.games.checked_mul(SHARE_UNIT).is_none_or(|max| e.share_units > max) {
+            return Err(format!(
+                "`{label}` has {} win-share units, more than {} games can give",
+                e.share_units, e.games
+            ));
+        }
+    }
+    for (what, rows) in [("agents", &r.by_agent), ("seats", &r.by_seat)] {
+        let wins = rows.iter().try_fold(0u64, |sum, e| sum.checked_add(e.wins));
+        if wins.is_none_or(|w| w > r.games) {
+            return Err(format!("the {what} win more games alone than the {} played", r.games));
+        }
+    }
+    let ends = r.ends.values().try_fold(0u64, |sum, &n| sum.checked_add(n));
+    if ends.is_none_or(|n| n > r.games) {
+        return Err(format!("more ends than the {} games played", r.games));
+    }
+    Ok(())
+}
+
+/// `a + b`, or an error naming `what` when the sum overflows.
+fn sum(a: u64, b: u64, what: &str) -> Result<u64, String> {
+    a.checked_add(b).ok_or_else(|| format!("the merged {what} overflows 64 bits"))
+}
+
+/// `x` and `y` (rows of the same entrant or seat) added, checked.
+fn add_stats(x: &EntrantStats, y: &EntrantStats) -> Result<EntrantStats, String> {
+    let what = |field: &str| format!("{field} of `{}`", x.name);
+    Ok(EntrantStats {
+        name: x.name.clone(),
+        games: sum(x.games, y.games, &what("games"))?,
+        wins: sum(x.wins, y.wins, &what("wins"))?,
+        draws: sum(x.draws, y.draws, &what("draws"))?,
+        score_sum: x
+            .score_sum
+            .checked_add(y.score_sum)
+            .ok_or_else(|| format!("the merged {} overflows 64 bits", what("score sum")))?,
+        share_units: sum(x.share_units, y.share_units, &what("win shares"))?,
+    })
+}
+
+/// Adds `other` into `acc` (left unchanged on error): both must be of the
+/// same experiment and pass [`check_results`], every sum is checked
+/// arithmetic, and the result is checked again.
+///
+/// # Errors
+/// When either result is inconsistent, the two are not of the same
+/// experiment, their seed ranges overlap, or a sum overflows.
 pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String> {
     let same = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| -> Result<(), String> {
         let (a, b) = (format!("{a:?}"), format!("{b:?}"));
@@ -479,6 +578,9 @@ pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String
     same("progress units", &acc.progress_unit, &other.progress_unit)?;
     same("player counts", &acc.by_seat.len(), &other.by_seat.len())?;
     same("agent counts", &acc.by_agent.len(), &other.by_agent.len())?;
+    same("kinds of end", &acc.ends.keys().collect::<Vec<_>>(), &other.ends.keys().collect::<Vec<_>>())?;
+    check_results(acc)?;
+    check_results(other)?;
     for a in &acc.seeds {
         for b in &other.seeds {
             if a[0] < b[1] && b[0] < a[1] {
@@ -489,26 +591,31 @@ pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String
             }
         }
     }
-    let add = |x: &mut EntrantStats, y: &EntrantStats| x.merge(y);
-    acc.by_agent.iter_mut().zip(&other.by_agent).for_each(|(x, y)| add(x, y));
-    acc.by_seat.iter_mut().zip(&other.by_seat).for_each(|(x, y)| add(x, y));
-    acc.games += other.games;
-    acc.length_sum += other.length_sum;
-    acc.progress_sum += other.progress_sum;
+    let mut merged = acc.clone();
+    let rows = |x: &[EntrantStats], y: &[EntrantStats]| -> Result<Vec<EntrantStats>, String> {
+        x.iter().zip(y).map(|(x, y)| add_stats(x, y)).collect()
+    };
+    merged.by_agent = rows(&acc.by_agent, &other.by_agent)?;
+    merged.by_seat = rows(&acc.by_seat, &other.by_seat)?;
+    merged.games = sum(acc.games, other.games, "game count")?;
+    merged.length_sum = sum(acc.length_sum, other.length_sum, "length sum")?;
+    merged.progress_sum = sum(acc.progress_sum, other.progress_sum, "progress sum")?;
     for (k, n) in &other.ends {
-        *acc.ends.entry(k.clone()).or_default() += n;
+        let slot = merged.ends.entry(k.clone()).or_default();
+        *slot = sum(*slot, *n, &format!("count of {k} ends"))?;
     }
     let mut seeds: Vec<[u128; 2]> = acc.seeds.iter().chain(&other.seeds).copied().collect();
     seeds.sort_unstable();
-    let mut merged: Vec<[u128; 2]> = Vec::with_capacity(seeds.len());
+    let mut ranges: Vec<[u128; 2]> = Vec::with_capacity(seeds.len());
     for r in seeds {
-        match merged.last_mut() {
+        match ranges.last_mut() {
             Some(last) if last[1] == r[0] => last[1] = r[1],
-            _ if r[0] < r[1] => merged.push(r),
-            _ => {}
+            _ => ranges.push(r),
         }
     }
-    acc.seeds = merged;
+    merged.seeds = ranges;
+    check_results(&merged)?;
+    *acc = merged;
     Ok(())
 }
 
@@ -523,13 +630,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", path.display())))?;
         let r: SimResults = serde_json::from_str(&text)
             .map_err(|e| CliError::Runtime(format!("{}: not simulate --json results: {e}", path.display())))?;
-        if r.format != RESULTS_FORMAT {
-            return Err(CliError::Runtime(format!(
-                "{}: results format `{}`, expected `{RESULTS_FORMAT}`",
-                path.display(),
-                r.format
-            )));
-        }
+        check_results(&r).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
         match &mut acc {
             None => acc = Some(r),
             Some(a) => merge_into(a, &r).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?,
