@@ -2,7 +2,7 @@
 //! [`boardgame_kit::perft`].
 
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use boardgame_kit::{AGENT_STREAM_BASE, Agent, CHANCE_STREAM, GameRng, RandomAgent, Turn, sample_chance};
 use clap::Args;
@@ -18,8 +18,15 @@ pub struct PerftArgs {
     #[command(flatten)]
     opts: GameOpts,
     /// Count sequences of 1 to D actions (chance outcomes count as actions).
+    /// Counting stops with an error when a depth takes longer than
+    /// --max-time (the counts of the depths before it are printed and
+    /// complete); a count above 2^64 - 1 is refused too, though it would
+    /// need centuries.
     #[arg(long, short = 'd', value_parser = clap::value_parser!(u32).range(0..=64))]
     depth: u32,
+    /// Stop when counting takes longer than this many seconds in all.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    max_time: u64,
     /// Start from the game of this seed between random agents (the game
     /// `simulate --seed X --games 1 --fixed-seats` plays), at its first
     /// decision after --moves actions. Without it: the initial position.
@@ -64,6 +71,60 @@ fn start<G: CliGame>(config: &G::Config, seed: Option<u64>, moves: usize) -> Res
     Ok((state, played))
 }
 
+/// Why a count stopped before its end.
+#[derive(Debug, PartialEq, Eq)]
+enum Stop {
+    /// The deadline passed.
+    Time,
+    /// The count does not fit in 64 bits.
+    Overflow,
+}
+
+/// A time limit, checked every [`Deadline::EVERY`] nodes.
+struct Deadline {
+    /// `None`: later than any `Instant` can say.
+    at: Option<Instant>,
+    nodes: u32,
+}
+
+impl Deadline {
+    /// Nodes between two looks at the clock.
+    const EVERY: u32 = 1024;
+
+    fn check(&mut self) -> Result<(), Stop> {
+        self.nodes += 1;
+        if self.nodes >= Self::EVERY {
+            self.nodes = 0;
+            if self.at.is_some_and(|at| Instant::now() >= at) {
+                return Err(Stop::Time);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The number of action sequences of length `depth` from `state` (chance
+/// outcomes count as actions), as [`boardgame_kit::perft`] counts them, but
+/// with checked sums and stopping at `deadline`.
+fn count<G: CliGame>(state: &G, depth: usize, deadline: &mut Deadline) -> Result<u64, Stop> {
+    if depth == 0 {
+        return Ok(1);
+    }
+    deadline.check()?;
+    let mut list = G::ActionList::default();
+    state.legal_actions(&mut list);
+    if depth == 1 {
+        return Ok(list.len() as u64);
+    }
+    let mut total: u64 = 0;
+    for &a in list.iter() {
+        let mut child = state.clone();
+        child.apply_unchecked(a);
+        total = total.checked_add(count(&child, depth - 1, deadline)?).ok_or(Stop::Overflow)?;
+    }
+    Ok(total)
+}
+
 fn perft<G: CliGame>(args: &PerftArgs) -> Result<(), CliError> {
     let config = build_config::<G>(args.opts.players, args.opts.config.as_deref())?;
     let (state, played) = start::<G>(&config, args.seed, args.moves)?;
@@ -73,9 +134,20 @@ fn perft<G: CliGame>(args: &PerftArgs) -> Result<(), CliError> {
         Some(seed) => format!("seed {seed} after {played} actions"),
     };
     writeln!(out, "perft {} with {} players, from {from}", G::CLI_NAME, state.num_players())?;
+    let limit = Duration::from_secs(args.max_time);
+    let started = Instant::now();
+    let mut deadline = Deadline { at: started.checked_add(limit), nodes: 0 };
     for depth in 1..=args.depth as usize {
         let t = Instant::now();
-        let count = boardgame_kit::perft(&state, depth);
+        let count = count(&state, depth, &mut deadline).map_err(|stop| {
+            CliError::Runtime(match stop {
+                Stop::Time => format!(
+                    "perft: depth {depth} did not finish within --max-time {} s (the counts above are complete)",
+                    args.max_time
+                ),
+                Stop::Overflow => format!("perft: the count of depth {depth} exceeds {} (2^64 - 1)", u64::MAX),
+            })
+        })?;
         let secs = t.elapsed().as_secs_f64();
         let rate = if secs > 0.0 { format!("{:.1} M nodes/s", count as f64 / secs / 1e6) } else { "-".into() };
         writeln!(out, "depth {depth:>2}: {count:>16}   {secs:>9.3} s   {rate}")?;

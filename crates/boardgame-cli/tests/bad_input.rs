@@ -240,3 +240,28 @@ fn merge_refuses_different_games_configs_and_agents() {
         serde_json::from_str(&ok(&["merge", "--json", path_str(&paths[0]), path_str(&paths[1])])).expect("JSON");
     assert_eq!(merged, nim_results(0, 20));
 }
+
+// --------------------------------------------------------------- perft
+
+#[test]
+fn perft_bounds_its_time_and_says_so() {
+    let started = std::time::Instant::now();
+    let o = run(&["perft", "korovan", "-p", "3", "--depth", "64", "--max-time", "1"]);
+    let secs = started.elapsed().as_secs_f64();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(secs < 60.0, "stopped after {secs:.1} s");
+    assert!(err.contains("did not finish within --max-time 1 s"), "{err}");
+    // The depths printed before the stop are complete and right.
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let counts: Vec<&str> = out.lines().filter(|l| l.starts_with("depth")).collect();
+    assert!(counts.len() >= 3, "{out}");
+    assert!(counts[2].contains(" 216 "), "korovan 3 players, depth 3: {out}");
+    let depth = counts.len() + 1;
+    assert!(err.contains(&format!("depth {depth} did not finish")), "{err}");
+    // The limit and its default are documented.
+    let help = ok(&["perft", "--help"]);
+    assert!(help.contains("--max-time <SECONDS>") && help.contains("[default: 600]"), "{help}");
+    assert!(ok(&["perft", "nim", "-d", "3", "--max-time", "5"]).contains("depth  3"));
+    assert_eq!(run(&["perft", "nim", "-d", "3", "--max-time", "0"]).status.code(), Some(2));
+}
