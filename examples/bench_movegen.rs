@@ -1,0 +1,137 @@
+//! Benchmarking move generation over positions of your own with criterion.
+//!
+//! The positions are built from seeds: for each seed, a random legal walk
+//! (chance by its weights) of a length drawn from the same seed, cut at the
+//! next player decision. Criterion then times `legal_actions` over the whole
+//! set (one iteration = every position once), for Korovan and Caravan.
+//! Swap in your own positions (from records, from a solver…) in
+//! [`positions`].
+//!
+//! Run with `cargo run --release --example bench_movegen` (criterion's
+//! options follow `--`, e.g. `-- korovan`); `--quick` measures for a
+//! moment only (`cargo test --examples` runs it so).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use boardgame_kit::{Game, GameRng, Turn, random_action};
+use caravan_core::{Caravan, CaravanConfig};
+use criterion::{Criterion, Throughput};
+use korovan_core::{Korovan, KorovanConfig};
+
+/// `count` positions of `config`, from seeds `0..count`: each a random walk
+/// of up to `max_len` actions, continued to the next player decision (so
+/// `legal_actions` lists a player's choices, not chance outcomes); a game
+/// that ends first gives its last decision.
+fn positions<G: Game>(config: &G::Config, count: u64, max_len: u64) -> Vec<G> {
+    let mut list = G::ActionList::default();
+    let mut chances = G::ChanceList::default();
+    (0..count)
+        .filter_map(|seed| {
+            let mut state = G::new_game(config).ok()?;
+            let mut rng = GameRng::new(seed);
+            let len = rng.below_u64(max_len);
+            let mut last_decision = None;
+            let mut played = 0;
+            loop {
+                match state.turn() {
+                    Turn::Terminal => return last_decision,
+                    Turn::Player(_) if played >= len => return Some(state),
+                    Turn::Player(_) => last_decision = Some(state.clone()),
+                    Turn::Chance => {}
+                }
+                let action = random_action(&state, &mut rng, &mut list, &mut chances)?;
+                state.apply(action).ok()?;
+                played += 1;
+            }
+        })
+        .collect()
+}
+
+/// Times `legal_actions` over every position of `set`, as one group named
+/// `name` with one benchmark per set.
+fn bench_legal<G: Game>(c: &mut Criterion, name: &str, sets: &[(&str, Vec<G>)]) {
+    let mut group = c.benchmark_group(format!("{name}/legal_actions"));
+    let mut list = G::ActionList::default();
+    for (label, set) in sets {
+        group.throughput(Throughput::Elements(set.len() as u64));
+        group.bench_function(*label, |b| {
+            b.iter(|| {
+                let mut total = 0;
+                for state in set {
+                    black_box(state).legal_actions(&mut list);
+                    total += list.len();
+                }
+                black_box(total)
+            });
+        });
+    }
+    group.finish();
+}
+
+/// The benchmarks, with `count` positions per set.
+fn benches(c: &mut Criterion, count: u64) {
+    let korovan: Vec<(&str, Vec<Korovan>)> = [3u8, 5, 9]
+        .into_iter()
+        .zip(["3 players", "5 players", "9 players"])
+        .map(|(n, label)| (label, positions::<Korovan>(&KorovanConfig::with_players(n), count, 300)))
+        .collect();
+    let caravan: Vec<(&str, Vec<Caravan>)> = [2u8, 3, 4]
+        .into_iter()
+        .zip(["2 players", "3 players", "4 players"])
+        .map(|(n, label)| (label, positions::<Caravan>(&CaravanConfig::with_players(n), count, 200)))
+        .collect();
+    for (label, set) in &korovan {
+        assert!(!set.is_empty(), "korovan {label}: no position reached");
+    }
+    for (label, set) in &caravan {
+        assert!(!set.is_empty(), "caravan {label}: no position reached");
+    }
+    bench_legal(c, "korovan", &korovan);
+    bench_legal(c, "caravan", &caravan);
+}
+
+/// A criterion that measures for a moment only (CI, a first look).
+fn quick() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(20))
+        .measurement_time(Duration::from_millis(50))
+        .sample_size(10)
+        .nresamples(1000)
+        .without_plots()
+}
+
+fn main() {
+    let quick_mode = std::env::args().any(|a| a == "--quick");
+    let mut c = if quick_mode {
+        quick()
+    } else {
+        // Criterion's own options (filters, --save-baseline…) after `--`.
+        Criterion::default().configure_from_args()
+    };
+    benches(&mut c, if quick_mode { 20 } else { 500 });
+    c.final_summary();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_decisions_and_reproducible() {
+        let a = positions::<Korovan>(&KorovanConfig::with_players(5), 10, 300);
+        let b = positions::<Korovan>(&KorovanConfig::with_players(5), 10, 300);
+        assert_eq!(a.len(), 10, "one position per seed");
+        assert!(a.iter().all(|s| matches!(s.turn(), Turn::Player(_))));
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.to_string(), y.to_string(), "same seed, same position");
+        }
+    }
+
+    #[test]
+    fn the_benchmarks_run_quickly() {
+        let mut c = quick();
+        benches(&mut c, 5);
+    }
+}
