@@ -85,20 +85,34 @@ impl EntrantStats {
         }
     }
 
-    /// Adds another tally of the same entrant.
+    /// Adds another tally of the same entrant. Sums saturate rather than
+    /// wrap (no real run comes near); [`EntrantStats::checked_merge`] says
+    /// when they would overflow.
     pub fn merge(&mut self, other: &EntrantStats) {
-        self.games += other.games;
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.score_sum += other.score_sum;
-        self.share_units += other.share_units;
+        self.games = self.games.saturating_add(other.games);
+        self.wins = self.wins.saturating_add(other.wins);
+        self.draws = self.draws.saturating_add(other.draws);
+        self.score_sum = self.score_sum.saturating_add(other.score_sum);
+        self.share_units = self.share_units.saturating_add(other.share_units);
+    }
+
+    /// The sum of `self` and `other`, or `None` when a count would overflow.
+    pub fn checked_merge(&self, other: &EntrantStats) -> Option<EntrantStats> {
+        Some(EntrantStats {
+            name: self.name.clone(),
+            games: self.games.checked_add(other.games)?,
+            wins: self.wins.checked_add(other.wins)?,
+            draws: self.draws.checked_add(other.draws)?,
+            score_sum: self.score_sum.checked_add(other.score_sum)?,
+            share_units: self.share_units.checked_add(other.share_units)?,
+        })
     }
 
     /// The mean win share: a sole win counts 1, a draw among `k` seats
     /// `1/k`. Over all seats of a game the shares sum to 1, so the fair
     /// share of an `n`-player game is `1/n`.
     pub fn win_share(&self) -> f64 {
-        if self.games == 0 { 0.0 } else { self.share_units as f64 / (self.games * SHARE_UNIT) as f64 }
+        if self.games == 0 { 0.0 } else { self.share_units as f64 / (self.games as f64 * SHARE_UNIT as f64) }
     }
 
     /// A 95% interval of the win share: the Wilson score interval at the
@@ -109,9 +123,10 @@ impl EntrantStats {
         wilson_at(self.win_share(), self.games, 1.959_963_984_540_054)
     }
 
-    /// Games lost.
+    /// Games lost (0 for an inconsistent tally with more wins and draws
+    /// than games).
     pub fn losses(&self) -> u64 {
-        self.games - self.wins - self.draws
+        self.games.saturating_sub(self.wins).saturating_sub(self.draws)
     }
     /// Share of games won alone.
     pub fn win_rate(&self) -> f64 {
@@ -303,7 +318,9 @@ impl<G: Game> Arena<G> {
         };
         let worker = |t: usize| -> ShardResult<G> {
             let mut report = empty.clone();
-            let mut seed = seeds.start + t as u64;
+            let Some(mut seed) = seeds.start.checked_add(t as u64) else {
+                return Ok(report);
+            };
             while seed < seeds.end {
                 let game = self.play_one(entrants, seed).map_err(|e| (seed, e))?;
                 on_game(&game);

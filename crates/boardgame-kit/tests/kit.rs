@@ -580,3 +580,27 @@ fn outcomes_from_seats_and_scores() {
     let many: Vec<i32> = (0..20).collect();
     assert_eq!(Outcome::from_best(&many), Some(Outcome::Winner(15)), "seats past 16 are ignored");
 }
+
+#[test]
+fn arena_sums_never_wrap_and_more_threads_than_seeds_at_the_top_of_the_range_play_each_seed_once() {
+    let arena = Arena::<HiddenNim>::new(NimConfig { stones: 4 });
+    let entrants = [Entrant::new("random", || Box::new(RandomAgent)), Entrant::new("random", || Box::new(RandomAgent))];
+    let report = arena.run(&entrants, u64::MAX - 2..u64::MAX, 5).unwrap();
+    assert_eq!(report.games, 2);
+    assert_eq!(report.entrants[0].games, 2);
+
+    let big = boardgame_kit::EntrantStats { name: "x".into(), games: u64::MAX, wins: 1, ..Default::default() };
+    assert_eq!(big.checked_merge(&big), None);
+    let mut sum = big.clone();
+    sum.merge(&big);
+    assert_eq!(sum.games, u64::MAX, "saturates");
+    let odd = boardgame_kit::EntrantStats { name: "x".into(), games: 1, wins: 2, draws: 1, ..Default::default() };
+    assert_eq!(odd.losses(), 0);
+    let huge = boardgame_kit::EntrantStats {
+        name: "x".into(),
+        games: 1 << 45,
+        share_units: (1 << 44) * SHARE_UNIT,
+        ..Default::default()
+    };
+    assert!((huge.win_share() - 0.5).abs() < 1e-12);
+}
