@@ -1,7 +1,7 @@
-//! Agents and the game driver: [`Agent`], [`RandomAgent`], [`play_game`],
-//! [`playout`], [`perft`].
+//! Agents and allocation-free random play: [`Agent`], [`RandomAgent`],
+//! [`playout`], [`random_action`], [`perft`].
 
-use crate::{Driver, Game, GameRecord, GameRng, Turn, sample_chance};
+use crate::{Game, GameRng, Turn, sample_chance};
 
 /// A player: chooses an action for the seat whose turn it is.
 ///
@@ -47,123 +47,6 @@ impl<G: Game, A: Agent<G> + ?Sized> Agent<G> for Box<A> {
     fn reset(&mut self) {
         (**self).reset()
     }
-}
-
-/// Why [`play_game`] could not finish a game.
-#[derive(Debug, thiserror::Error)]
-pub enum PlayError<E: std::error::Error + 'static> {
-    /// The configuration did not validate.
-    #[error("invalid config: {0}")]
-    Config(#[source] E),
-    /// The number of agents differs from the number of seats.
-    #[error("the game has {seats} seats but {agents} agents were given")]
-    AgentCount {
-        /// Seats of the game.
-        seats: usize,
-        /// Agents given.
-        agents: usize,
-    },
-    /// An agent chose an illegal action.
-    #[error("step {step}: agent `{agent}` (seat {seat}) chose an illegal action: {source}")]
-    IllegalAgentAction {
-        /// 0-based step (action index in the record).
-        step: usize,
-        /// The seat.
-        seat: usize,
-        /// The agent's name.
-        agent: String,
-        /// Why the action was refused.
-        #[source]
-        source: E,
-    },
-    /// The game exceeded its declared maximum length.
-    #[error("the game did not end within its declared bound of {0} actions")]
-    TooLong(usize),
-    /// An agent was asked to act where no seat is to move.
-    #[error("step {step}: no seat is to move ({turn:?})")]
-    NotAPlayersTurn {
-        /// 0-based step.
-        step: usize,
-        /// Whose turn it is instead.
-        turn: Turn,
-    },
-}
-
-/// A finished game: its final state and the record that replays it.
-#[derive(Clone, Debug)]
-pub struct PlayedGame<G: Game> {
-    /// The terminal state.
-    pub state: G,
-    /// The record (seed, agents' names, every action id incl. chance).
-    pub record: GameRecord<G::Config>,
-}
-
-/// The stream labels the driver derives from a game seed: chance draws use
-/// `GameRng::new(seed).child(CHANCE_STREAM)`, seat `s` uses
-/// `child(AGENT_STREAM_BASE + s)`.
-pub const CHANCE_STREAM: u32 = 0;
-/// See [`CHANCE_STREAM`].
-pub const AGENT_STREAM_BASE: u32 = 1;
-
-/// Plays one game of `config` from `seed` with one agent per seat (in seat
-/// order), resolving chance nodes from the seed's chance stream. Every
-/// action is validated; the record replays to the final state.
-///
-/// # Errors
-/// [`PlayError`] when the config is invalid, the agent count is wrong, an
-/// agent plays an illegal action or the game exceeds its declared bound.
-///
-/// ```
-/// use boardgame_kit::{play_game, Agent, RandomAgent, testgame::HiddenNim};
-/// let mut a = RandomAgent;
-/// let mut b = RandomAgent;
-/// let mut agents: [&mut dyn Agent<HiddenNim>; 2] = [&mut a, &mut b];
-/// let game = play_game::<HiddenNim>(&Default::default(), &mut agents, 7).unwrap();
-/// let again = game.record.replay::<HiddenNim>().unwrap();
-/// assert_eq!(again, game.state);
-/// ```
-pub fn play_game<G: Game>(
-    config: &G::Config,
-    agents: &mut [&mut dyn Agent<G>],
-    seed: u64,
-) -> Result<PlayedGame<G>, PlayError<G::Error>> {
-    let mut driver = Driver::new(config, seed).map_err(PlayError::Config)?;
-    drive(&mut driver, agents)?;
-    driver.set_agent_names(agents.iter().map(|a| a.name()).collect());
-    let state = driver.state().clone();
-    let record = driver.into_record().unwrap_or_else(|| GameRecord::new::<G>(config.clone(), Some(seed)));
-    Ok(PlayedGame { state, record })
-}
-
-/// Plays `state` to the end with `agents` and the streams of `seed` (as
-/// [`play_game`] does), without recording: allocation-free apart from what
-/// agents do. Returns the number of actions played, chance included.
-///
-/// # Errors
-/// As [`play_game`].
-pub fn play_from<G: Game>(
-    state: &mut G,
-    agents: &mut [&mut dyn Agent<G>],
-    seed: u64,
-) -> Result<usize, PlayError<G::Error>> {
-    let mut driver = Driver::from_state(state.clone(), seed);
-    let result = drive(&mut driver, agents);
-    let steps = driver.steps();
-    *state = driver.into_state();
-    result.map(|()| steps)
-}
-
-/// Resets the agents and steps `driver` to the end of the game.
-fn drive<G: Game>(driver: &mut Driver<G>, agents: &mut [&mut dyn Agent<G>]) -> Result<(), PlayError<G::Error>> {
-    let seats = driver.state().num_players();
-    if agents.len() != seats {
-        return Err(PlayError::AgentCount { seats, agents: agents.len() });
-    }
-    for a in agents.iter_mut() {
-        a.reset();
-    }
-    while driver.step(agents)?.is_some() {}
-    Ok(())
 }
 
 /// Plays uniformly random legal actions (chance by its probabilities) from

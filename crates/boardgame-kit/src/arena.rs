@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Agent, Game, PlayError, agent::play_from};
+use crate::{Agent, Game, PlayError, play_from};
 
 /// Builds a fresh agent for each game (agents may keep memory within a game).
 pub type AgentFactory<G> = Box<dyn Fn() -> Box<dyn Agent<G>> + Send + Sync>;

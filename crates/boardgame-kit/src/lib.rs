@@ -40,13 +40,10 @@ mod search;
 pub mod strategy;
 pub mod testgame;
 
-pub use agent::{
-    AGENT_STREAM_BASE, Agent, CHANCE_STREAM, PlayError, PlayedGame, RandomAgent, count_legal, perft, play_from,
-    play_game, playout, random_action,
-};
+pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
 pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
 pub use bots::{AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS};
-pub use driver::Driver;
+pub use driver::{AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, play_from, play_game};
 pub use game::{
     ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, Turn, Viewer, chance_actions,
     legal_action_mask, sample_chance,
