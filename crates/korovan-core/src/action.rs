@@ -1,18 +1,29 @@
 //! [`KorovanAction`]: every decision and chance outcome, with stable ids and
-//! a readable notation.
+//! a readable notation; the one owner of the id layout (see
+//! [`KorovanAction`] for the table) and of the list types.
 //!
-//! See [`KorovanAction`] for the id table.
+//! The conversions that can fail into the engine's error type
+//! (`KorovanAction::from_id` and `FromStr`) are implemented in `error`,
+//! which stands above this module; here they are [`KorovanAction::decode`]
+//! and [`KorovanAction::parse`], returning `Option`.
 
 use std::fmt;
-use std::str::FromStr;
 
+use arrayvec::ArrayVec;
+use boardgame_kit::ChanceOutcome;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Helper, MAX_ROWS};
-use crate::error::KorovanError;
 
 /// The number of distinct action ids.
 pub const NUM_ACTIONS: usize = 103;
+
+/// The legal actions of a state. Worst case 60: in `Decide`, 2 switches +
+/// reveal + 24 Scout targets + 8 Spy targets + 24 Flare targets + SecondThought
+/// (`Place` has at most 3 + 24 + 8 + 24 = 59, a peek at most 7·3 = 21).
+pub type ActionList = ArrayVec<KorovanAction, 64>;
+/// The outcomes of a deal chance node: at most the 6 helper kinds (K-3.1).
+pub type ChanceList = ArrayVec<ChanceOutcome<KorovanAction>, 6>;
 
 /// The set of positions of a row that hold an `Ambush` (K-4.3): one or two
 /// of the positions 0, 1, 2. Only the 6 legal sets can be built.
@@ -109,7 +120,7 @@ impl fmt::Display for AmbushSet {
 /// | 43..67 | `Scout { row, pos }` | `scout 3.0` |
 /// | 67..75 | `Spy { row }` | `spy 4` |
 /// | 75..99 | `Flare { row, pos }` | `flare 2.2` |
-/// | 99 | `SecondThought` | `second` |
+/// | 99 | `SecondThought` | `second_thought` |
 /// | 100 | `Guard` | `guard` |
 /// | 101 | `Haggle` | `haggle` |
 /// | 102 | `Pay` | `pay` |
@@ -206,17 +217,12 @@ impl KorovanAction {
         }
     }
 
-    /// The action with id `id`.
-    ///
-    /// # Errors
-    /// [`KorovanError::UnknownId`] when `id >= NUM_ACTIONS`.
-    pub fn from_id(id: u32) -> Result<KorovanAction, KorovanError> {
+    /// The action with id `id`, `None` when `id >= NUM_ACTIONS` (the
+    /// `Result` form is `KorovanAction::from_id`).
+    pub fn decode(id: u32) -> Option<KorovanAction> {
         let cell = |base: u32| ((((id - base) / 3) + 1) as u8, ((id - base) % 3) as u8);
-        Ok(match id {
-            0..PEEK => match Helper::from_index(id as usize) {
-                Some(h) => KorovanAction::Deal(h),
-                None => return Err(KorovanError::UnknownId(id)),
-            },
+        Some(match id {
+            0..PEEK => KorovanAction::Deal(Helper::from_index(id as usize)?),
             PEEK..LAY => {
                 let (row, pos) = cell(PEEK);
                 KorovanAction::Peek { row, pos }
@@ -238,7 +244,7 @@ impl KorovanAction {
             GUARD => KorovanAction::Guard,
             HAGGLE => KorovanAction::Haggle,
             PAY => KorovanAction::Pay,
-            _ => return Err(KorovanError::UnknownId(id)),
+            _ => return None,
         })
     }
 
@@ -268,7 +274,7 @@ impl fmt::Display for KorovanAction {
             KorovanAction::Scout { row, pos } => write!(f, "scout {row}.{pos}"),
             KorovanAction::Spy { row } => write!(f, "spy {row}"),
             KorovanAction::Flare { row, pos } => write!(f, "flare {row}.{pos}"),
-            KorovanAction::SecondThought => f.write_str("second"),
+            KorovanAction::SecondThought => f.write_str(Helper::SecondThought.name()),
             KorovanAction::Guard => f.write_str("guard"),
             KorovanAction::Haggle => f.write_str("haggle"),
             KorovanAction::Pay => f.write_str("pay"),
@@ -302,43 +308,43 @@ fn parse_set(s: &str) -> Option<AmbushSet> {
     AmbushSet::from_mask(mask)
 }
 
-impl FromStr for KorovanAction {
-    type Err = KorovanError;
-
-    /// Parses the notation of the module table (`peek 2.1`, `lay 0+2`,
-    /// `place 1`, `scout 3.0`, `spy 4`, `flare 2.2`, `guard`, `pay`, …).
-    fn from_str(s: &str) -> Result<Self, KorovanError> {
-        let bad = || KorovanError::Notation(s.to_string());
-        let t = s.trim();
+impl KorovanAction {
+    /// Parses the notation of the id table (`peek 2.1`, `lay 0+2`,
+    /// `place 1`, `scout 3.0`, `spy 4`, `flare 2.2`, `second_thought`,
+    /// `guard`, `pay`, …): surrounding spaces are ignored, one space
+    /// separates the verb from its argument. `None` when `text` is not an
+    /// action (the `Result` form is `FromStr`).
+    pub fn parse(text: &str) -> Option<KorovanAction> {
+        let t = text.trim();
         let (verb, arg) = match t.split_once(' ') {
             Some((v, a)) => (v, Some(a.trim())),
             None => (t, None),
         };
         let a = match (verb, arg) {
             ("reveal", None) => KorovanAction::Reveal,
-            ("second", None) => KorovanAction::SecondThought,
+            ("second_thought", None) => KorovanAction::SecondThought,
             ("guard", None) => KorovanAction::Guard,
             ("haggle", None) => KorovanAction::Haggle,
             ("pay", None) => KorovanAction::Pay,
-            ("deal", Some(a)) => KorovanAction::Deal(Helper::from_name(a).ok_or_else(bad)?),
+            ("deal", Some(a)) => KorovanAction::Deal(Helper::from_name(a)?),
             ("peek", Some(a)) => {
-                let (row, pos) = parse_cell(a).ok_or_else(bad)?;
+                let (row, pos) = parse_cell(a)?;
                 KorovanAction::Peek { row, pos }
             }
             ("scout", Some(a)) => {
-                let (row, pos) = parse_cell(a).ok_or_else(bad)?;
+                let (row, pos) = parse_cell(a)?;
                 KorovanAction::Scout { row, pos }
             }
             ("flare", Some(a)) => {
-                let (row, pos) = parse_cell(a).ok_or_else(bad)?;
+                let (row, pos) = parse_cell(a)?;
                 KorovanAction::Flare { row, pos }
             }
-            ("spy", Some(a)) => KorovanAction::Spy { row: parse_small(a, 1, MAX_ROWS as u8).ok_or_else(bad)? },
-            ("lay", Some(a)) => KorovanAction::Lay(parse_set(a).ok_or_else(bad)?),
-            ("place", Some(a)) => KorovanAction::Place(parse_small(a, 0, 2).ok_or_else(bad)?),
-            ("switch", Some(a)) => KorovanAction::Switch(parse_small(a, 0, 2).ok_or_else(bad)?),
-            _ => return Err(bad()),
+            ("spy", Some(a)) => KorovanAction::Spy { row: parse_small(a, 1, MAX_ROWS as u8)? },
+            ("lay", Some(a)) => KorovanAction::Lay(parse_set(a)?),
+            ("place", Some(a)) => KorovanAction::Place(parse_small(a, 0, 2)?),
+            ("switch", Some(a)) => KorovanAction::Switch(parse_small(a, 0, 2)?),
+            _ => return None,
         };
-        Ok(a)
+        Some(a)
     }
 }

@@ -5,10 +5,10 @@
 
 use boardgame_kit::{Agent, Game, GameRng};
 
-use crate::action::{AmbushSet, KorovanAction};
-use crate::config::{HelperCounts, KorovanConfig, MAX_PLAYERS};
-use crate::observe::KorovanObservation;
-use crate::state::{Korovan, KorovanActionList, Phase};
+use crate::action::{ActionList, AmbushSet, KorovanAction};
+use crate::config::{Fines, HelperCounts, KorovanConfig, MAX_PLAYERS};
+use crate::observation::KorovanObservation;
+use crate::state::{Korovan, Phase};
 
 /// Tolerance when comparing expected costs: a helper or a switch must save
 /// more than this to be played.
@@ -161,8 +161,8 @@ impl KorovanHeuristic {
         match obs.phase {
             Phase::Peek => self.peek(obs, rng),
             Phase::Lay => Some(self.lay(obs, config, rng)),
-            Phase::Place | Phase::Decide => self.drive(obs, rng),
-            Phase::Defend => Some(self.defend(obs)),
+            Phase::Place | Phase::Decide => self.drive(obs, config.fines, rng),
+            Phase::Defend => Some(self.defend(obs, config.fines)),
             Phase::Deal | Phase::Over => None,
         }
     }
@@ -211,16 +211,20 @@ impl KorovanHeuristic {
     pub fn keeps_ambush(&self, obs: &KorovanObservation, config: &KorovanConfig) -> bool {
         let last_round = u32::from(obs.round) + 1 >= config.rounds();
         if !last_round {
-            return false; // keeping the Empty never collects less in expectation
+            // against a blind driver keeping the Empty collects 2/3 of the
+            // two-ambush fine, keeping the Ambush 1/3 of the one-ambush fine:
+            // with the rules' fines (2 and 3) the Empty never collects less
+            let fines = config.fines;
+            return u32::from(fines.one_ambush) > 2 * u32::from(fines.two_ambushes);
         }
-        let double = self.final_share(obs, false);
-        let single = self.final_share(obs, true);
+        let double = self.final_share(obs, config.fines, false);
+        let single = self.final_share(obs, config.fines, true);
         single > double + 1e-6
     }
 
     /// The expected share of the win (K-7.3) of the observer, about to lay
     /// its row in the last round, keeping the `Ambush` or not.
-    fn final_share(&self, obs: &KorovanObservation, keep_ambush: bool) -> f64 {
+    fn final_share(&self, obs: &KorovanObservation, fines: Fines, keep_ambush: bool) -> f64 {
         let n = usize::from(obs.players).min(MAX_PLAYERS);
         let me = usize::from(obs.observer);
         let my_row = obs.rows_laid + 1;
@@ -237,7 +241,8 @@ impl KorovanHeuristic {
         let mut cows = [0u8; MAX_PLAYERS];
         cows[..n].copy_from_slice(&obs.cows[..n]);
         let mut total = 0.0;
-        journey(&laws, n, usize::from(obs.driver), me, 1, cows, 1.0, &mut total);
+        let fine_of = [0, fines.two_ambushes, fines.one_ambush];
+        journey(&laws, &fine_of, n, usize::from(obs.driver), me, 1, cows, 1.0, &mut total);
         total
     }
 
@@ -271,7 +276,7 @@ impl KorovanHeuristic {
     }
 
     /// The planning context of the current row for the driver.
-    fn row_plan(&self, obs: &KorovanObservation) -> Option<RowPlan> {
+    fn row_plan(&self, obs: &KorovanObservation, fines: Fines) -> Option<RowPlan> {
         let row = obs.current_row?;
         let n = obs.players;
         let driver = usize::from(obs.driver);
@@ -289,8 +294,8 @@ impl KorovanHeuristic {
         let hand = obs.helper_hand.unwrap_or(HelperCounts::NONE);
         let mut plan = RowPlan {
             weights: self.row_weights(obs, row),
-            loss2: loss(2.0),
-            loss3: loss(3.0),
+            loss2: loss(f64::from(fines.two_ambushes)),
+            loss3: loss(f64::from(fines.one_ambush)),
             face_up: ((obs.face_up >> shift) & 7) as u8,
             spy_known: obs.hand_known & (1u8 << (row - 1)) != 0,
             price_info: 0.0,
@@ -326,9 +331,9 @@ impl KorovanHeuristic {
     }
 
     /// K-5.1–K-5.4 with K-6 helpers: plan the current row.
-    fn drive(&self, obs: &KorovanObservation, rng: &mut GameRng) -> Option<KorovanAction> {
+    fn drive(&self, obs: &KorovanObservation, fines: Fines, rng: &mut GameRng) -> Option<KorovanAction> {
         let row = obs.current_row?;
-        let plan = self.row_plan(obs)?;
+        let plan = self.row_plan(obs, fines)?;
         let hand = obs.helper_hand.unwrap_or(HelperCounts::NONE);
         let info = Info { scout: hand.scout.min(3), flare: hand.flare.min(3), spy: hand.spy.min(1) };
         let alive = plan.alive();
@@ -371,23 +376,25 @@ impl KorovanHeuristic {
     }
 
     /// K-5.5 with K-6.1: pay, Guard or Haggle.
-    fn defend(&self, obs: &KorovanObservation) -> KorovanAction {
+    fn defend(&self, obs: &KorovanObservation, fines: Fines) -> KorovanAction {
         let hand = obs.helper_hand.unwrap_or(HelperCounts::NONE);
         let fine = f64::from(obs.pending_fine);
         let cows = f64::from(obs.cows.get(usize::from(obs.driver)).copied().unwrap_or(0));
-        let Some(plan) = self.row_plan(obs) else {
+        let Some(plan) = self.row_plan(obs, fines) else {
             return KorovanAction::Pay;
         };
         let later = u32::from(obs.players.saturating_sub(1).saturating_sub(obs.current_row.unwrap_or(0)));
         let hit = Self::unit(self.future_hit_rate, 0.3);
         // The chance that the later rows bring at least `k` ambushes.
         let at_least = |k: u32| binomial_tail(later, hit, k);
-        let bust_extra = plan.loss3 - 3.0f64.min(cows); // the bust penalty (the same for every fine)
+        // the bust penalty (the same for every fine)
+        let bust_extra = plan.loss3 - f64::from(fines.one_ambush).min(cows);
         let cost = |f: f64| if f >= cows { cows + bust_extra.max(0.0) } else { f };
         let guards = u32::from(hand.guard);
         let haggles = u32::from(hand.haggle);
         // Keeping a card is worth a typical saving times the chance of using it later.
-        let guard_price = 2.5 * at_least(guards);
+        let typical = (f64::from(fines.one_ambush) + f64::from(fines.two_ambushes)) / 2.0; // 2.5 by the rules
+        let guard_price = typical * at_least(guards);
         let haggle_price = at_least(guards + haggles);
         let mut best = (cost(fine), KorovanAction::Pay);
         if haggles > 0 {
@@ -398,8 +405,8 @@ impl KorovanHeuristic {
         }
         if guards > 0 {
             let v = guard_price;
-            // A 3-cow fine always deserves the Guard (the largest saving).
-            if obs.pending_fine >= 3 || v < best.0 - EPS {
+            // The larger fine (3 cows) always deserves the Guard (the largest saving).
+            if obs.pending_fine >= fines.max() || v < best.0 - EPS {
                 best = (v, KorovanAction::Guard);
             }
         }
@@ -436,7 +443,7 @@ fn pick_tied(rng: &mut GameRng, ok: impl Fn(u8) -> bool) -> u8 {
     (0..3u8).filter(|&p| ok(p)).nth(k).unwrap_or(0)
 }
 
-/// `[no ambush, fine 2, fine 3]` for a driver choosing a position blindly
+/// `[no ambush, two-ambush fine, one-ambush fine]` for a driver choosing a position blindly
 /// in a row whose layouts have weights `w`.
 fn blind_law(w: &[f64; 6]) -> [f64; 3] {
     let total: f64 = w.iter().sum();
@@ -455,11 +462,13 @@ fn blind_law(w: &[f64; 6]) -> [f64; 3] {
 }
 
 /// Enumerates every outcome of the journey from `row` (1-based) on with the
-/// per-row laws, adding `prob ×` the observer's share of the win at the end
+/// per-row laws over `fine_of` (no ambush, two-ambush fine, one-ambush
+/// fine), adding `prob ×` the observer's share of the win at the end
 /// (K-5.5–K-5.7, K-7.3) into `total`.
 #[allow(clippy::too_many_arguments)]
 fn journey(
     laws: &[[f64; 3]; MAX_PLAYERS],
+    fine_of: &[u8; 3],
     n: usize,
     driver: usize,
     me: usize,
@@ -491,7 +500,7 @@ fn journey(
         if p <= 0.0 {
             continue;
         }
-        let fine = [0u8, 2, 3][o];
+        let fine = fine_of[o];
         let mut c = cows;
         let paid = fine.min(c[driver]);
         c[driver] -= paid;
@@ -499,7 +508,7 @@ fn journey(
         if fine > 0 && c[driver] == 0 {
             *total += prob * p * share(&c, n, me); // K-5.6: the journey ends
         } else {
-            journey(laws, n, driver, me, row + 1, c, prob * p, total);
+            journey(laws, fine_of, n, driver, me, row + 1, c, prob * p, total);
         }
     }
 }
@@ -553,7 +562,7 @@ enum Choice {
 struct RowPlan {
     /// Weights of the layouts of [`AmbushSet::ALL`] (0 = ruled out).
     weights: [f64; 6],
-    /// The cost of a 2-cow and of a 3-cow fine.
+    /// The cost of the two-ambush fine (2 cows) and of the one-ambush fine (3 cows).
     loss2: f64,
     loss3: f64,
     /// Face-up positions (bit `p`).
@@ -686,7 +695,7 @@ impl Agent<Korovan> for KorovanHeuristic {
     /// only; falls back to a random legal action if the observation shows
     /// no decision of `seat` (the driver never asks that).
     fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> KorovanAction {
-        let mut legal = KorovanActionList::new();
+        let mut legal = ActionList::new();
         state.legal_actions(&mut legal);
         let chosen = state.observation(seat).ok().and_then(|obs| self.decide(&obs, state.config(), rng));
         match chosen {

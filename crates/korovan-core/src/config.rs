@@ -1,12 +1,15 @@
-//! [`KorovanConfig`]: players, first driver, laps and the helper deck
-//! (K-1.1, K-2.1, K-6.3, K-7.2), validated into typed errors.
+//! [`KorovanConfig`]: players, first driver, laps, the helper deck, the
+//! starting cows and the fines (K-1.1, K-1.2, K-2.1, K-5.5, K-6.3, K-7.2),
+//! validated into [`ConfigError`]. Every config struct refuses unknown keys.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 /// The six kinds of helper card (K-6), in the fixed order used by every
-/// per-kind count of this crate (`[scout, spy, flare, second, guard, haggle]`).
+/// per-kind count of this crate (`[scout, spy, flare, second_thought, guard,
+/// haggle]`). Its one name per kind ([`Helper::name`]) is the config key, the
+/// notation word and the `Display`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Helper {
     /// Look privately at one face-down card of the current or a later row.
@@ -47,20 +50,21 @@ impl Helper {
         }
     }
 
-    /// The kind's name in action notation (`scout`, `spy`, `flare`, `second`,
-    /// `guard`, `haggle`).
+    /// The kind's name: in action notation, as a deck key of the
+    /// configuration and in `Display` (`scout`, `spy`, `flare`,
+    /// `second_thought`, `guard`, `haggle`).
     pub const fn name(self) -> &'static str {
         match self {
             Helper::Scout => "scout",
             Helper::Spy => "spy",
             Helper::Flare => "flare",
-            Helper::SecondThought => "second",
+            Helper::SecondThought => "second_thought",
             Helper::Guard => "guard",
             Helper::Haggle => "haggle",
         }
     }
 
-    /// The kind named `name` in action notation.
+    /// The kind named `name` (exactly [`Helper::name`]).
     pub fn from_name(name: &str) -> Option<Helper> {
         Helper::ALL.into_iter().find(|h| h.name() == name)
     }
@@ -73,9 +77,16 @@ impl fmt::Display for Helper {
 }
 
 /// A count of helper cards per kind: a deck composition, a hand, or the
-/// cards played in a round.
+/// cards played in a round. Its keys are the [`Helper::name`]s; a missing key
+/// counts 0, an unknown key is an error.
+///
+/// ```
+/// use korovan_core::HelperCounts;
+/// let err = serde_json::from_str::<HelperCounts>(r#"{"second": 4}"#).unwrap_err();
+/// assert!(err.to_string().contains("unknown field `second`"), "{err}");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct HelperCounts {
     /// `Scout` cards.
     pub scout: u8,
@@ -147,6 +158,45 @@ impl fmt::Display for HelperCounts {
     }
 }
 
+/// The fines of K-5.5 (*configurable*): what an ambush under the token
+/// costs the driver, by the row's number of ambushes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Fines {
+    /// The fine of a row holding one ambush (its owner kept an `Ambush`);
+    /// 3 in the rules.
+    pub one_ambush: u8,
+    /// The fine of a row holding two ambushes (its owner kept an `Empty`);
+    /// 2 in the rules.
+    pub two_ambushes: u8,
+}
+
+impl Fines {
+    /// The rules' fines: 3 for one ambush, 2 for two (K-5.5).
+    pub const RULES: Fines = Fines { one_ambush: 3, two_ambushes: 2 };
+
+    /// The fine of a row holding `ambushes` ambushes (1 or 2).
+    #[inline]
+    pub const fn for_row(self, ambushes: u32) -> u8 {
+        if ambushes == 1 { self.one_ambush } else { self.two_ambushes }
+    }
+
+    /// The larger of the two fines.
+    pub const fn max(self) -> u8 {
+        if self.one_ambush > self.two_ambushes { self.one_ambush } else { self.two_ambushes }
+    }
+
+    fn is_rules(&self) -> bool {
+        *self == Fines::RULES
+    }
+}
+
+impl Default for Fines {
+    fn default() -> Self {
+        Fines::RULES
+    }
+}
+
 /// The largest hand the engine supports (K-6.3); the rules' default hand is
 /// N−1 ≤ 8 cards.
 pub const MAX_HAND: u8 = 16;
@@ -158,7 +208,11 @@ pub const MAX_PLAYERS: usize = 9;
 pub const MAX_ROWS: usize = MAX_PLAYERS - 1;
 
 /// The configuration of a Korovan game. `Default` is the rules' default:
-/// 5 players, seat 0 drives first, one lap, the 27-card deck, hand N−1.
+/// 5 players, seat 0 drives first, one lap, the 27-card deck, hand N−1,
+/// N+1 starting cows, fines 3 and 2. Missing keys take their default (so
+/// older configs and records still parse), unknown keys are errors; the two
+/// balance knobs (`starting_cows`, `fines`) are written only when they
+/// differ from the rules, so a default config serializes as before.
 ///
 /// ```
 /// use korovan_core::KorovanConfig;
@@ -179,11 +233,25 @@ pub struct KorovanConfig {
     pub deck: HelperCounts,
     /// The driver's hand size; `None` is the rules' N−1 (K-3.1, K-6.3).
     pub hand_size: Option<u8>,
+    /// Every player's cows at the start; `None` is the rules' N+1 (K-1.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starting_cows: Option<u8>,
+    /// The fines of an ambush (K-5.5).
+    #[serde(skip_serializing_if = "Fines::is_rules")]
+    pub fines: Fines,
 }
 
 impl Default for KorovanConfig {
     fn default() -> Self {
-        KorovanConfig { players: 5, first_driver: 0, laps: 1, deck: HelperCounts::DEFAULT_DECK, hand_size: None }
+        KorovanConfig {
+            players: 5,
+            first_driver: 0,
+            laps: 1,
+            deck: HelperCounts::DEFAULT_DECK,
+            hand_size: None,
+            starting_cows: None,
+            fines: Fines::RULES,
+        }
     }
 }
 
@@ -218,6 +286,25 @@ pub enum ConfigError {
     /// The deck is counted in `u8` per kind and 255 in total.
     #[error("the helper deck must hold at most 255 cards, got {0}")]
     DeckTooLarge(u32),
+    /// K-1.2 (variant): at least one cow each, and all the cows of the
+    /// table must fit one seat's count (N·cows ≤ 255).
+    #[error("starting_cows must be at least 1 and at most 255/N = {max} with {players} players, got {cows}")]
+    StartingCows {
+        /// The configured starting cows.
+        cows: u8,
+        /// The number of players.
+        players: u8,
+        /// The largest value allowed for this N.
+        max: u8,
+    },
+    /// K-5.5 (variant): an ambush costs at least one cow.
+    #[error("fines.{which} must be at least 1, got {fine}")]
+    Fine {
+        /// The key of the fine (`one_ambush` or `two_ambushes`).
+        which: &'static str,
+        /// The configured fine.
+        fine: u8,
+    },
 }
 
 impl KorovanConfig {
@@ -231,12 +318,18 @@ impl KorovanConfig {
         self.hand_size.unwrap_or_else(|| self.players.saturating_sub(1))
     }
 
+    /// Every player's cows at the start: the configured ones or N+1 (K-1.2).
+    pub fn start_cows(&self) -> u8 {
+        self.starting_cows.unwrap_or_else(|| self.players.saturating_add(1))
+    }
+
     /// The number of rounds of a whole game: N per lap (K-7.2).
     pub fn rounds(&self) -> u32 {
         u32::from(self.players) * u32::from(self.laps)
     }
 
-    /// Checks the configuration against K-1.1, K-2.1, K-6.3 and K-7.2.
+    /// Checks the configuration against K-1.1, K-1.2, K-2.1, K-5.5, K-6.3
+    /// and K-7.2.
     ///
     /// # Errors
     /// The first rule the configuration breaks, with the offending value.
@@ -260,6 +353,16 @@ impl KorovanConfig {
         }
         if deck < u32::from(hand) {
             return Err(ConfigError::DeckTooSmall { deck, hand });
+        }
+        let cows = self.start_cows();
+        let max = (255 / u32::from(self.players)) as u8;
+        if cows == 0 || cows > max {
+            return Err(ConfigError::StartingCows { cows, players: self.players, max });
+        }
+        for (which, fine) in [("one_ambush", self.fines.one_ambush), ("two_ambushes", self.fines.two_ambushes)] {
+            if fine == 0 {
+                return Err(ConfigError::Fine { which, fine });
+            }
         }
         Ok(())
     }

@@ -1,8 +1,11 @@
-//! The engine's typed errors.
+//! The engine's typed errors: [`IllegalReason`], [`SetupError`] and
+//! [`KorovanError`], and the conversions into [`KorovanAction`] that fail
+//! with a [`KorovanError`] (`KorovanAction::from_id`, `FromStr`).
+
+use std::str::FromStr;
 
 use crate::action::KorovanAction;
 use crate::config::{ConfigError, Helper};
-use crate::setup::SetupError;
 use crate::state::Phase;
 
 /// Why an action is illegal in a state.
@@ -63,15 +66,113 @@ pub enum IllegalReason {
     },
 }
 
+/// Why [`Korovan::from_setup`](crate::Korovan::from_setup) refuses a
+/// position that no game under the rules can reach. It checks exactly:
+///
+/// * the cows: one count per seat, totalling N times the starting cows
+///   (K-1.2), and each seat within what the rounds played so far allow
+///   ([`SetupError::CowsOutOfReach`]: every seat holds the starting cows
+///   until a fine or a toll moves some; a competitor gains at most the
+///   larger fine per round and loses at most the one-cow toll, K-5.5, K-5.7;
+///   a driver gains at most N−1 tolls and may lose everything; in the round
+///   being played only the fines of rows already passed have been paid);
+/// * the round fits the game (K-7.2) and its driver has a cow (K-5.8);
+/// * the rows laid fit the phase (K-4.1), every competitor but the first
+///   peeked at an earlier row (K-4.2), and cards are turned, scouted or
+///   spied only during the journey;
+/// * the journey fields: the current row, the token, the route of every
+///   passed row (face up), the switches left (1 plus the SecondThoughts
+///   played, K-5.3, K-6.1);
+/// * the helpers: the hand holds the cards dealt so far minus those played
+///   (K-3.1), the hand and the played cards fit the deck composition, the
+///   log of played helpers agrees with the counts and every target (K-8.1),
+///   and the scouted cells, spied rows, flared cards and defences have as
+///   many helpers played.
+///
+/// It does not replay the round: a position that passes can still be one
+/// that no sequence of legal actions reaches in a subtler way (for example
+/// a flare and a scout of the same card in an order the log contradicts).
+/// Configuration problems are reported as [`KorovanError::Config`], not here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// K-1.1.
+    #[error("cows must list one count per seat: {players} players, got {found}")]
+    CowsLength {
+        /// Entries given.
+        found: usize,
+        /// Players.
+        players: u8,
+    },
+    /// K-1.2.
+    #[error("the cows must total N times the starting cows = {expected} (K-1.2), got {found}")]
+    CowsTotal {
+        /// The given total.
+        found: u32,
+        /// N times the starting cows, N·(N+1) by default.
+        expected: u32,
+    },
+    /// K-1.2, K-5.5, K-5.7: more or fewer cows than the rounds played allow.
+    #[error(
+        "seat {seat} holds {cows} cows, but in this round of this game a seat can hold only {low}..={high} (K-1.2, K-5.5, K-5.7)"
+    )]
+    CowsOutOfReach {
+        /// The seat.
+        seat: usize,
+        /// Its cows.
+        cows: u8,
+        /// The fewest it can hold.
+        low: u32,
+        /// The most it can hold.
+        high: u32,
+    },
+    /// K-7.2.
+    #[error("round {round} does not fit a game of {rounds} rounds in phase {phase}")]
+    Round {
+        /// The round given.
+        round: u8,
+        /// Rounds of the game.
+        rounds: u32,
+        /// The phase given.
+        phase: Phase,
+    },
+    /// K-5.8.
+    #[error("the driver (seat {0}) has no cow, so its round is skipped (K-5.8)")]
+    CowlessDriver(usize),
+    /// K-4.1.
+    #[error("phase {phase} cannot have {rows} rows laid with {players} players")]
+    RowCount {
+        /// The phase.
+        phase: Phase,
+        /// Rows given.
+        rows: usize,
+        /// Players.
+        players: u8,
+    },
+    /// Something wrong with one row.
+    #[error("row {row}: {problem}")]
+    Row {
+        /// The row, 1-based.
+        row: u8,
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// Something wrong with the journey fields.
+    #[error("journey: {0}")]
+    Journey(&'static str),
+    /// Something wrong with the helper cards.
+    #[error("helpers: {0}")]
+    Helpers(&'static str),
+}
+
 /// Every error of the engine.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum KorovanError {
     /// The configuration breaks the rules.
     #[error("invalid configuration: {0}")]
     Config(#[from] ConfigError),
-    /// A hand-made position breaks the rules' invariants.
+    /// A hand-made position that no game can reach.
     #[error("invalid position: {0}")]
-    Setup(#[from] SetupError),
+    Setup(SetupError),
     /// The action is not legal now.
     #[error("illegal action `{action}`: {reason}")]
     Illegal {
@@ -85,7 +186,7 @@ pub enum KorovanError {
     UnknownId(u32),
     /// The text is not an action.
     #[error(
-        "cannot parse {0:?} as an action (expected e.g. `deal scout`, `peek 2.1`, `lay 0+2`, `place 1`, `switch 2`, `reveal`, `scout 3.0`, `spy 4`, `flare 2.2`, `second`, `guard`, `haggle`, `pay`)"
+        "cannot parse {0:?} as an action (expected e.g. `deal scout`, `peek 2.1`, `lay 0+2`, `place 1`, `switch 2`, `reveal`, `scout 3.0`, `spy 4`, `flare 2.2`, `second_thought`, `guard`, `haggle`, `pay`)"
     )]
     Notation(String),
     /// The seat does not exist.
@@ -104,4 +205,25 @@ pub enum KorovanError {
         /// The tensor's length.
         expected: usize,
     },
+}
+
+impl KorovanAction {
+    /// The action with id `id` (see [`KorovanAction`]'s id table).
+    ///
+    /// # Errors
+    /// [`KorovanError::UnknownId`] when `id >= NUM_ACTIONS`.
+    pub fn from_id(id: u32) -> Result<KorovanAction, KorovanError> {
+        KorovanAction::decode(id).ok_or(KorovanError::UnknownId(id))
+    }
+}
+
+impl FromStr for KorovanAction {
+    type Err = KorovanError;
+
+    /// Parses the notation of [`KorovanAction`]'s id table (`peek 2.1`,
+    /// `lay 0+2`, `place 1`, `scout 3.0`, `spy 4`, `flare 2.2`,
+    /// `second_thought`, `guard`, `pay`, …).
+    fn from_str(s: &str) -> Result<Self, KorovanError> {
+        KorovanAction::parse(s).ok_or_else(|| KorovanError::Notation(s.to_string()))
+    }
 }

@@ -11,6 +11,24 @@
 //! * [`KorovanObservation`] — what one player may know (K-8) and its tensor;
 //!   `Display` of an observation is that player's view of the table.
 //! * [`KorovanSetup`] — hand-made positions, validated by [`Korovan::from_setup`].
+//! * [`KorovanHeuristic`] — a search-free agent that reads only its observation.
+//!
+//! The modules follow the template every engine of the workspace shares
+//! (each stands above the ones it uses):
+//!
+//! | module | role | rules |
+//! |---|---|---|
+//! | `config` | [`KorovanConfig`], [`Helper`], [`HelperCounts`], [`Fines`], [`ConfigError`] | K-1.1, K-1.2, K-1.4, K-2.1, K-5.5, K-6.3, K-7.2 |
+//! | `action` | [`KorovanAction`], its ids and notation, [`ActionList`], [`ChanceList`] | K-4.1, K-4.3 |
+//! | `state` | the data of [`Korovan`] and its accessors, [`Phase`], [`Card`], [`HelperLog`] | K-8.4 |
+//! | `error` | [`IllegalReason`], [`SetupError`], [`KorovanError`] | |
+//! | `knowledge` | what each seat knows; determinization | K-4.4, K-8.2, K-8.3, K-8.6 |
+//! | `rules` | checks, transitions, legal actions and chance | K-1.2, K-2, K-3, K-4, K-5, K-6, K-7 |
+//! | `observation` | [`KorovanObservation`] and its tensor | K-8.1, K-8.5, K-9.3 |
+//! | `display` | the table as text (full state and one seat's view) | |
+//! | `setup` | [`KorovanSetup`], [`Korovan::from_setup`] | K-1.2, K-4.1, K-4.2, K-5.8 |
+//! | `game` | `impl boardgame_kit::Game for Korovan` | |
+//! | `bot` | [`KorovanHeuristic`] | |
 //!
 //! ```
 //! use boardgame_kit::{Game, GameRng, Turn, sample_chance};
@@ -34,19 +52,25 @@
 #![forbid(unsafe_code)]
 #![warn(clippy::missing_errors_doc, clippy::missing_panics_doc)]
 
+// The modules, each standing above the ones it uses (no import cycles):
+// config → action → state → error → knowledge → rules → observation →
+// display → setup → game → bot.
 mod action;
 mod bot;
 mod config;
-mod determinize;
+mod display;
 mod error;
-mod observe;
+mod game;
+mod knowledge;
+mod observation;
+mod rules;
 mod setup;
 mod state;
 
-pub use action::{AmbushSet, KorovanAction, NUM_ACTIONS};
+pub use action::{ActionList, AmbushSet, ChanceList, KorovanAction, NUM_ACTIONS};
 pub use bot::KorovanHeuristic;
-pub use config::{ConfigError, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS};
-pub use error::{IllegalReason, KorovanError};
-pub use observe::{KorovanObservation, TENSOR_LEN};
-pub use setup::{KorovanSetup, RowSetup, SetupError};
-pub use state::{Card, Korovan, KorovanActionList, KorovanChanceList, Phase};
+pub use config::{ConfigError, Fines, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS};
+pub use error::{IllegalReason, KorovanError, SetupError};
+pub use observation::{KorovanObservation, TENSOR_LEN};
+pub use setup::{KorovanSetup, RowSetup};
+pub use state::{Card, HelperLog, Korovan, Phase};

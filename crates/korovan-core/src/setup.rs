@@ -1,14 +1,14 @@
 //! [`KorovanSetup`]: any hand-made position, turned into a playable
 //! [`Korovan`] only through the validating [`Korovan::from_setup`] (the
-//! shakmaty `Setup` → `Chess` pattern). It is also the serde form of a state,
-//! so a deserialized state is validated the same way.
+//! `Setup` → position pattern of chess libraries). It is also the serde form
+//! of a state, so a deserialized state is validated the same way.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::action::AmbushSet;
-use crate::config::{ConfigError, HelperCounts, KorovanConfig, MAX_PLAYERS, MAX_ROWS};
-use crate::error::KorovanError;
-use crate::state::{Korovan, NONE, Phase};
+use crate::action::{AmbushSet, KorovanAction};
+use crate::config::{HelperCounts, KorovanConfig, MAX_PLAYERS, MAX_ROWS};
+use crate::error::{KorovanError, SetupError};
+use crate::state::{HelperLog, Korovan, NONE, Phase};
 
 /// One laid row of a [`KorovanSetup`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,8 +57,12 @@ pub struct KorovanSetup {
     pub phase: Phase,
     /// The driver's helper hand.
     pub helper_hand: HelperCounts,
-    /// Helpers played this round (back in the deck).
+    /// Helpers played this round (back in the deck), per kind.
     pub played: HelperCounts,
+    /// The same helpers with their targets, in the order played (K-8.1);
+    /// it must agree with `played`.
+    #[serde(default)]
+    pub helpers_played: Vec<KorovanAction>,
     /// The rows laid, in laying order (row 1 first).
     pub rows: Vec<RowSetup>,
     /// The current journey row, 1-based, in `Place`/`Decide`/`Defend`; else 0.
@@ -73,67 +77,6 @@ pub struct KorovanSetup {
     pub pending_peek: Option<(u8, u8)>,
 }
 
-/// A setup that no game under the rules can reach.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SetupError {
-    /// The configuration is invalid.
-    #[error("{0}")]
-    Config(#[from] ConfigError),
-    /// K-1.1.
-    #[error("cows must list one count per seat: {players} players, got {found}")]
-    CowsLength {
-        /// Entries given.
-        found: usize,
-        /// Players.
-        players: u8,
-    },
-    /// K-1.2.
-    #[error("the cows must total N·(N+1) = {expected} (K-1.2), got {found}")]
-    CowsTotal {
-        /// The given total.
-        found: u32,
-        /// N·(N+1).
-        expected: u32,
-    },
-    /// K-7.2.
-    #[error("round {round} does not fit a game of {rounds} rounds in phase {phase}")]
-    Round {
-        /// The round given.
-        round: u8,
-        /// Rounds of the game.
-        rounds: u32,
-        /// The phase given.
-        phase: Phase,
-    },
-    /// K-5.8.
-    #[error("the driver (seat {0}) has no cow, so its round is skipped (K-5.8)")]
-    CowlessDriver(usize),
-    /// K-4.1.
-    #[error("phase {phase} cannot have {rows} rows laid with {players} players")]
-    RowCount {
-        /// The phase.
-        phase: Phase,
-        /// Rows given.
-        rows: usize,
-        /// Players.
-        players: u8,
-    },
-    /// Something wrong with one row.
-    #[error("row {row}: {problem}")]
-    Row {
-        /// The row, 1-based.
-        row: u8,
-        /// What is wrong.
-        problem: &'static str,
-    },
-    /// Something wrong with the journey fields.
-    #[error("journey: {0}")]
-    Journey(&'static str),
-    /// Something wrong with the helper cards.
-    #[error("helpers: {0}")]
-    Helpers(&'static str),
-}
-
 impl KorovanSetup {
     /// The setup of a new game.
     ///
@@ -144,17 +87,19 @@ impl KorovanSetup {
     }
 
     /// The start of a journey (phase `Place`, row 1) of round `round` with
-    /// these row layouts and driver hand; every player has N+1 cows, nothing
-    /// peeked. Adjust the fields before [`Korovan::from_setup`] as needed.
+    /// these row layouts and driver hand; every player has the starting cows
+    /// (N+1 by default), every competitor but the first peeked at card 1.0.
+    /// Adjust the fields before [`Korovan::from_setup`] as needed.
     pub fn journey(config: KorovanConfig, round: u8, layouts: &[AmbushSet], hand: HelperCounts) -> KorovanSetup {
         let n = config.players;
         KorovanSetup {
             config,
             round,
-            cows: vec![n.saturating_add(1); usize::from(n)],
+            cows: vec![config.start_cows(); usize::from(n)],
             phase: Phase::Place,
             helper_hand: hand,
             played: HelperCounts::NONE,
+            helpers_played: Vec::new(),
             rows: layouts
                 .iter()
                 .enumerate()
@@ -212,6 +157,7 @@ impl Korovan {
             phase: self.phase,
             helper_hand: HelperCounts::from_array(self.hand),
             played: HelperCounts::from_array(self.played),
+            helpers_played: self.log.iter().collect(),
             rows,
             current_row: if journey { self.row + 1 } else { 0 },
             token: self.token(),
@@ -238,18 +184,48 @@ impl Korovan {
     /// assert!(Korovan::from_setup(&bad).is_err());
     /// ```
     ///
+    /// The checks are listed at [`SetupError`].
+    ///
     /// # Errors
+    /// [`KorovanError::Config`] when the configuration is invalid;
     /// [`KorovanError::Setup`] naming the first invariant the position breaks.
     pub fn from_setup(setup: &KorovanSetup) -> Result<Korovan, KorovanError> {
-        build(setup).map_err(KorovanError::Setup)
+        let g = Korovan::new(&setup.config)?;
+        build(g, setup).map_err(KorovanError::Setup)
     }
 }
 
-fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
+/// The driver of round `j` of a game configured with `config` (K-2.1, K-2.2).
+fn driver_of(config: &KorovanConfig, j: u32) -> usize {
+    let n = u32::from(config.players.max(1));
+    ((u32::from(config.first_driver) + n * 256 - j % n) % n) as usize
+}
+
+/// The cows `seat` can hold in round `s.round` (K-1.2, K-5.5, K-5.7), the
+/// round's own fines aside: every seat starts with the starting cows; in a
+/// round it drives a seat may lose all and gain at most N−1 tolls; in a
+/// round it competes it loses at most one toll and gains at most one fine.
+fn cow_range(s: &KorovanSetup, seat: usize) -> (u32, u32) {
+    let config = &s.config;
+    let start = u32::from(config.start_cows());
+    let n = u32::from(config.players);
+    let fine = u32::from(config.fines.max());
+    let (mut low, mut high) = (start, start);
+    for j in 0..u32::from(s.round) {
+        if driver_of(config, j) == seat {
+            low = 0;
+            high += n - 1;
+        } else {
+            low = low.saturating_sub(1);
+            high += fine;
+        }
+    }
+    (low, high)
+}
+
+fn build(mut g: Korovan, s: &KorovanSetup) -> Result<Korovan, SetupError> {
     use SetupError as E;
     let config = s.config;
-    config.validate()?;
-    let mut g = Korovan::new(&config).map_err(|_| E::Journey("config"))?;
     let n = config.players;
     let nu = usize::from(n);
     // K-1.1, K-1.2
@@ -257,7 +233,7 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
         return Err(E::CowsLength { found: s.cows.len(), players: n });
     }
     let total: u32 = s.cows.iter().map(|&c| u32::from(c)).sum();
-    let expected = u32::from(n) * (u32::from(n) + 1);
+    let expected = u32::from(n) * u32::from(config.start_cows());
     if total != expected {
         return Err(E::CowsTotal { found: total, expected });
     }
@@ -355,6 +331,28 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
             }
         }
     }
+    // K-1.2, K-5.5, K-5.7: every seat's cows within reach of the rounds played
+    for (seat, &c) in s.cows.iter().enumerate() {
+        let (mut low, mut high) = cow_range(s, seat);
+        if !over && seat == driver {
+            if journey {
+                low = 0; // it may have paid fines this round
+            }
+        } else if !over && journey {
+            // the fine of this seat's row, if that row was passed on an ambush
+            let r = (seat + nu - driver - 1) % nu;
+            if r < row0
+                && let Some(row) = s.rows.get(r)
+                && let Some(p) = row.route
+                && row.ambush.contains(p)
+            {
+                high += u32::from(config.fines.for_row(row.ambush.count()));
+            }
+        }
+        if u32::from(c) < low || u32::from(c) > high {
+            return Err(E::CowsOutOfReach { seat, cows: c, low, high });
+        }
+    }
     // K-4.2: the competitor about to lay (after the first) has peeked
     match (s.phase == Phase::Lay && laid >= 1, s.pending_peek) {
         (false, None) => {}
@@ -380,7 +378,7 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
             if r.route != Some(p) || !r.ambush.contains(p) {
                 return Err(E::Journey("in the defend phase the token is on the current row's resolved ambush"));
             }
-            g.fine = if r.ambush.count() == 1 { 3 } else { 2 };
+            g.fine = config.fines.for_row(r.ambush.count()); // K-5.5
         }
         (Phase::Decide | Phase::Defend, _) => {
             return Err(E::Journey("the token must be on a position 0..=2"));
@@ -425,6 +423,48 @@ fn build(s: &KorovanSetup) -> Result<Korovan, SetupError> {
     {
         return Err(E::Helpers("scouted cards, spied rows, flared cards and defences need as many helpers played"));
     }
+    // K-8.1: the log of played helpers agrees with the counts and the targets
+    let log = HelperLog::from_actions(&s.helpers_played)
+        .ok_or(E::Helpers("helpers_played lists helper actions only, at most one hand"))?;
+    let mut counted = [0u8; 6];
+    let (mut log_scouted, mut log_spied, mut log_flared) = (0u32, 0u8, 0u32);
+    for a in log.iter() {
+        if let Some(h) = a.helper() {
+            counted[h.index()] = counted[h.index()].saturating_add(1);
+        }
+        match a {
+            KorovanAction::Scout { row, pos } | KorovanAction::Flare { row, pos } => {
+                if row < 1 || usize::from(row) > laid || pos > 2 {
+                    return Err(E::Helpers("a Scout or Flare in helpers_played targets a card not laid"));
+                }
+                let bit = 1u32 << ((u32::from(row) - 1) * 3 + u32::from(pos));
+                if matches!(a, KorovanAction::Scout { .. }) {
+                    log_scouted |= bit;
+                } else if log_flared & bit != 0 {
+                    return Err(E::Helpers("a card is flared only while face down, so at most once"));
+                } else {
+                    log_flared |= bit;
+                }
+            }
+            KorovanAction::Spy { row } => {
+                if row < 1 || usize::from(row) > laid {
+                    return Err(E::Helpers("a Spy in helpers_played targets a row not laid"));
+                }
+                log_spied |= 1 << (row - 1);
+            }
+            _ => {}
+        }
+    }
+    if counted != played {
+        return Err(E::Helpers("helpers_played must list every helper counted in played, in order (K-8.1)"));
+    }
+    if log_scouted != g.scouted || log_spied != g.spied {
+        return Err(E::Helpers("the scouted cells and spied rows must be the targets in helpers_played"));
+    }
+    if log_flared & !g.face_up != 0 || (g.face_up & !g.resolved) & !log_flared != 0 {
+        return Err(E::Helpers("the flared cards must be face up, and every face-up card off the route flared"));
+    }
+    g.log = log;
     g.hand = hand;
     g.played = played;
     g.hand_count = hand_total as u8;
@@ -444,5 +484,21 @@ impl TryFrom<KorovanSetup> for Korovan {
     type Error = KorovanError;
     fn try_from(s: KorovanSetup) -> Result<Korovan, KorovanError> {
         Korovan::from_setup(&s)
+    }
+}
+
+impl Serialize for Korovan {
+    /// A state serializes as its [`KorovanSetup`].
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_setup().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Korovan {
+    /// A state deserializes from a [`KorovanSetup`], validated by
+    /// [`Korovan::from_setup`].
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let setup = KorovanSetup::deserialize(deserializer)?;
+        Korovan::from_setup(&setup).map_err(serde::de::Error::custom)
     }
 }

@@ -163,7 +163,10 @@ fn haggles_a_two_cow_fine_and_keeps_the_guard() {
     assert_eq!(choose(&g), KorovanAction::Haggle);
     // A driver with 1 cow: paying or haggling a 2-cow fine breaks it
     // (K-5.6); the Guard saves the journey and the toll of K-5.7.
-    let mut setup = common::journey_setup(5, 0, &[0b011, 0b011, 0b011, 0b011], hand(0, 0, 0, 0, 1, 1));
+    // (seat 0 drives again in the second lap: in round 0 every seat would
+    // still hold its 6 starting cows, K-1.2)
+    let mut setup = common::journey_setup(5, 5, &[0b011, 0b011, 0b011, 0b011], hand(0, 0, 0, 0, 1, 1));
+    setup.config.laps = 2;
     setup.cows = vec![1, 8, 7, 7, 7];
     let mut g = Korovan::from_setup(&setup).unwrap();
     play(&mut g, "place 0");
@@ -194,7 +197,7 @@ fn switches_off_a_scouted_ambush() {
     play(&mut g, "scout 1.1"); // ambush again; position 2 must be empty
     assert_eq!(g.switches_left(), 0);
     assert_eq!(choose(&g), KorovanAction::SecondThought);
-    play(&mut g, "second");
+    play(&mut g, "second_thought");
     assert_eq!(choose(&g), KorovanAction::Switch(2));
 }
 
@@ -225,6 +228,7 @@ fn lay_position(round: u8, cows: [u8; 5], masks: &[u8]) -> Korovan {
         phase: Phase::Lay,
         helper_hand: hand(1, 1, 1, 1, 0, 0),
         played: HelperCounts::NONE,
+        helpers_played: Vec::new(),
         rows,
         current_row: 0,
         token: None,

@@ -48,7 +48,7 @@ fn check_invariants(g: &Korovan) {
     }
     // the driver never moves with no cow (K-5.6, K-5.8)
     if !g.is_terminal() {
-        assert!(g.cows(g.driver()) > 0);
+        assert!(g.driver().is_some_and(|d| g.cows(d) > 0));
     }
     // every reachable state is a valid setup
     let back = Korovan::from_setup(&g.to_setup()).unwrap_or_else(|e| panic!("{e}\n{g}"));
@@ -262,7 +262,8 @@ fn action_codec_round_trips() {
         assert!(bad.parse::<KorovanAction>().is_err(), "{bad:?}");
     }
     assert_eq!(" peek 2.1 ".parse::<KorovanAction>().unwrap(), KorovanAction::Peek { row: 2, pos: 1 });
-    assert_eq!(Helper::from_name("second"), Some(Helper::SecondThought));
+    assert_eq!(Helper::from_name("second_thought"), Some(Helper::SecondThought));
+    assert_eq!(Helper::from_name("second"), None);
 }
 
 #[test]
@@ -382,8 +383,9 @@ fn tensor_layout_matches_the_documentation() {
     // one Flare was needed for the face-up card: move it into the config's hand
     s.config.hand_size = Some(4);
     s.played = s.played.with(Helper::Flare, 1);
+    s.helpers_played = vec!["flare 2.1".parse().unwrap(), "spy 3".parse().unwrap()];
     let g = Korovan::from_setup(&s).unwrap();
-    assert_eq!(g.driver(), 3); // round 1: seat 0 − 1
+    assert_eq!(g.driver(), Some(3)); // round 1: seat 0 − 1
     let t = tensor(&g, 3);
     assert_eq!(t[3], 1.0); // observer 3
     assert_eq!(t[9 + 3], 1.0); // 4 players

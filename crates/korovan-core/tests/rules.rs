@@ -86,8 +86,8 @@ fn k1_4_default_helper_deck_has_27_cards() {
 #[test]
 fn k2_1_first_driver_is_configurable() {
     let c = KorovanConfig { first_driver: 3, ..KorovanConfig::default() };
-    assert_eq!(Korovan::new_game(&c).unwrap().driver(), 3);
-    assert_eq!(Korovan::new_game(&KorovanConfig::default()).unwrap().driver(), 0);
+    assert_eq!(Korovan::new_game(&c).unwrap().driver(), Some(3));
+    assert_eq!(Korovan::new_game(&KorovanConfig::default()).unwrap().driver(), Some(0));
     let bad = KorovanConfig { first_driver: 5, ..KorovanConfig::default() };
     assert!(matches!(Korovan::new_game(&bad), Err(KorovanError::Config(ConfigError::FirstDriver { .. }))));
 }
@@ -105,7 +105,7 @@ fn k2_2_driver_passes_counter_clockwise() {
         }
     }
     // 2 → 1 → 0 → 4 → 3: seat d is followed by (d + N − 1) mod N
-    assert_eq!(drivers, vec![2, 1, 0, 4, 3]);
+    assert_eq!(drivers, [2, 1, 0, 4, 3].map(Some));
 }
 
 // ---------------------------------------------------------------- K-3
@@ -257,6 +257,7 @@ fn k5_2_placing_on_a_face_up_card_resolves_it_at_once() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
     s.rows[0].face_up = [true, false, false];
     s.played = HelperCounts::NONE.with(Helper::Flare, 1);
+    s.helpers_played = vec![KorovanAction::Flare { row: 1, pos: 0 }];
     s.config.hand_size = Some(1);
     let g0 = Korovan::from_setup(&s).unwrap();
     let mut g = g0;
@@ -275,6 +276,7 @@ fn k5_2_face_up_empty_moves_on() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
     s.rows[0].face_up = [false, true, false];
     s.played = HelperCounts::NONE.with(Helper::Flare, 1);
+    s.helpers_played = vec![KorovanAction::Flare { row: 1, pos: 1 }];
     s.config.hand_size = Some(1);
     let mut g = Korovan::from_setup(&s).unwrap();
     play(&mut g, "place 1");
@@ -301,6 +303,7 @@ fn k5_3_one_switch_per_step_switching_onto_face_up_resolves() {
     let mut s = journey_setup(3, 0, &[2, 1], HelperCounts::NONE);
     s.rows[0].face_up = [false, false, true];
     s.played = HelperCounts::NONE.with(Helper::Flare, 1);
+    s.helpers_played = vec![KorovanAction::Flare { row: 1, pos: 2 }];
     s.config.hand_size = Some(1);
     let mut g = Korovan::from_setup(&s).unwrap();
     play(&mut g, "place 1");
@@ -355,6 +358,7 @@ fn k5_5_fine_is_3_when_the_hand_card_is_an_ambush_and_2_otherwise() {
 #[test]
 fn k5_6_payment_is_capped_by_the_drivers_cows_and_the_journey_ends_at_0() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
+    second_lap(&mut s); // round 3, seat 0 drives again
     s.cows = vec![2, 5, 5];
     let mut g = Korovan::from_setup(&s).unwrap();
     play(&mut g, "place 0");
@@ -363,14 +367,15 @@ fn k5_6_payment_is_capped_by_the_drivers_cows_and_the_journey_ends_at_0() {
     play(&mut g, "pay");
     // only 2 paid; the journey ends at once: no row 2, no K-5.7 reward
     assert_eq!([g.cows(0), g.cows(1), g.cows(2)], [0, 7, 5]);
-    assert_eq!(g.round(), 1);
-    assert_eq!(g.driver(), 2);
+    assert_eq!(g.round(), 4);
+    assert_eq!(g.driver(), Some(2));
     assert_eq!(g.rows_laid(), 0);
 }
 
 #[test]
 fn k5_7_a_driver_through_every_row_collects_from_every_competitor_with_a_cow() {
     let mut s = journey_setup(4, 0, &[1, 1, 1], HelperCounts::NONE);
+    second_lap(&mut s); // round 4, seat 0 drives again
     s.cows = vec![6, 7, 0, 7];
     let mut g = Korovan::from_setup(&s).unwrap();
     for _ in 0..3 {
@@ -378,7 +383,7 @@ fn k5_7_a_driver_through_every_row_collects_from_every_competitor_with_a_cow() {
         play(&mut g, "reveal");
     }
     assert_eq!([g.cows(0), g.cows(1), g.cows(2), g.cows(3)], [8, 6, 0, 6]);
-    assert_eq!(g.round(), 1);
+    assert_eq!(g.round(), 5);
     // with all the competitors paying
     let mut g = journey(3, &[1, 1], HelperCounts::NONE);
     play(&mut g, "place 1");
@@ -391,6 +396,7 @@ fn k5_7_a_driver_through_every_row_collects_from_every_competitor_with_a_cow() {
 #[test]
 fn k5_7_paying_on_the_last_row_down_to_zero_gets_no_reward() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
+    second_lap(&mut s);
     s.cows = vec![3, 5, 4];
     let mut g = Korovan::from_setup(&s).unwrap();
     play(&mut g, "place 1");
@@ -403,8 +409,9 @@ fn k5_7_paying_on_the_last_row_down_to_zero_gets_no_reward() {
 
 #[test]
 fn k5_8_a_cowless_driver_round_is_skipped_but_counts() {
-    // round 0: driver 0 passes both rows; seat 2 (the next driver) has no cow
+    // round 3 (second lap): driver 0 passes both rows; seat 2 (the next driver) has no cow
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
+    second_lap(&mut s);
     s.cows = vec![4, 8, 0];
     s.config.hand_size = Some(2);
     s.helper_hand = HelperCounts::NONE.with(Helper::Scout, 2);
@@ -414,23 +421,23 @@ fn k5_8_a_cowless_driver_round_is_skipped_but_counts() {
         play(&mut g, "reveal");
     }
     assert_eq!([g.cows(0), g.cows(1), g.cows(2)], [5, 7, 0]);
-    // round 1 (seat 2) is skipped: no deal, no phase 1; round 2 is seat 1's
-    assert_eq!(g.round(), 2);
-    assert_eq!(g.driver(), 1);
+    // round 4 (seat 2) is skipped: no deal, no phase 1; round 5 is seat 1's
+    assert_eq!(g.round(), 5);
+    assert_eq!(g.driver(), Some(1));
     assert_eq!(g.phase(), Phase::Deal);
     // a cowless driver in the last round: the game ends
     let mut s = journey_setup(3, 1, &[1, 1], HelperCounts::NONE);
-    s.cows = vec![0, 8, 4]; // round 1: driver 2; round 2 would be seat 1... make seat 1 cowless
+    second_lap(&mut s); // round 4: driver 2; round 5, the last, would be seat 1's: make seat 1 cowless
     s.cows = vec![8, 0, 4];
     let mut g = Korovan::from_setup(&s).unwrap();
-    assert_eq!(g.driver(), 2);
+    assert_eq!(g.driver(), Some(2));
     for _ in 0..2 {
         play(&mut g, "place 1");
         play(&mut g, "reveal");
     }
     // seat 0 paid a cow; seat 1 had none
     assert_eq!([g.cows(0), g.cows(1), g.cows(2)], [7, 0, 5]);
-    assert_eq!(g.round(), 3);
+    assert_eq!(g.round(), 6);
     assert!(g.is_terminal());
     // a setup with a cowless driver to move is impossible
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
@@ -488,6 +495,7 @@ fn k6_scout_needs_a_face_down_target_and_the_card() {
     let mut s = journey_setup(3, 0, &[1, 1], hand(Helper::Scout, 1));
     s.rows[1].face_up = [true, false, false];
     s.played = hand(Helper::Flare, 1);
+    s.helpers_played = vec![KorovanAction::Flare { row: 2, pos: 0 }];
     s.config.hand_size = Some(2);
     let g = Korovan::from_setup(&s).unwrap();
     assert_eq!(illegal_reason(&g, "scout 2.0"), IllegalReason::FaceUp { row: 2, pos: 0 });
@@ -547,10 +555,10 @@ fn k6_flare_on_the_card_under_the_token_then_switch_or_reveal() {
 fn k6_second_thought_before_the_first_switch_grants_two() {
     let mut g = journey(3, &[1, 1], hand(Helper::SecondThought, 1));
     // not before Place
-    assert_eq!(illegal_reason(&g, "second"), IllegalReason::WrongPhase(Phase::Place));
+    assert_eq!(illegal_reason(&g, "second_thought"), IllegalReason::WrongPhase(Phase::Place));
     play(&mut g, "place 0");
-    assert!(legal(&g).contains(&"second".to_string()));
-    play(&mut g, "second");
+    assert!(legal(&g).contains(&"second_thought".to_string()));
+    play(&mut g, "second_thought");
     assert_eq!(g.switches_left(), 2);
     assert_eq!(g.observation(2).unwrap().switches_left, 2); // public
     play(&mut g, "switch 1");
@@ -561,8 +569,8 @@ fn k6_second_thought_before_the_first_switch_grants_two() {
     let mut g = journey(3, &[1, 1], hand(Helper::SecondThought, 1));
     play(&mut g, "place 0");
     play(&mut g, "switch 1");
-    assert_eq!(legal(&g), vec!["reveal", "second"]);
-    play(&mut g, "second");
+    assert_eq!(legal(&g), vec!["reveal", "second_thought"]);
+    play(&mut g, "second_thought");
     assert_eq!(g.switches_left(), 1);
 }
 
@@ -659,7 +667,7 @@ fn k7_1_clean_up_returns_cards_and_passes_the_deck() {
         play(&mut g, "reveal");
     }
     assert_eq!(g.round(), 1);
-    assert_eq!(g.driver(), 2);
+    assert_eq!(g.driver(), Some(2));
     assert_eq!(g.rows_laid(), 0);
     assert_eq!(g.helper_hand(), HelperCounts::NONE);
     assert_eq!(g.helper_deck(), HelperCounts::DEFAULT_DECK);
@@ -691,7 +699,7 @@ fn k7_3_most_cows_wins_a_tie_is_a_friendship_draw() {
     let mut s = journey_setup(3, 2, &[1, 1], HelperCounts::NONE);
     s.cows = vec![5, 2, 5];
     let g0 = Korovan::from_setup(&s).unwrap();
-    assert_eq!(g0.driver(), 1);
+    assert_eq!(g0.driver(), Some(1));
     let mut g = g0;
     for _ in 0..2 {
         play(&mut g, "place 1");
@@ -809,6 +817,7 @@ fn k9_1_the_route_tells_apart_two_face_up_empties() {
     let mut s = journey_setup(3, 0, &[4, 1], HelperCounts::NONE);
     s.rows[0].face_up = [true, false, false];
     s.played = hand(Helper::Flare, 1);
+    s.helpers_played = vec![KorovanAction::Flare { row: 1, pos: 0 }];
     s.config.hand_size = Some(1);
     let g = Korovan::from_setup(&s).unwrap();
     let mut a = g;
@@ -823,6 +832,7 @@ fn k9_1_the_route_tells_apart_two_face_up_empties() {
 #[test]
 fn k9_2_useless_defences_and_repeated_looks_are_legal() {
     let mut s = journey_setup(3, 0, &[1, 1], hand(Helper::Haggle, 1).with(Helper::Scout, 1));
+    second_lap(&mut s);
     s.cows = vec![1, 6, 5];
     let mut g = Korovan::from_setup(&s).unwrap();
     play(&mut g, "scout 1.0");
@@ -831,7 +841,7 @@ fn k9_2_useless_defences_and_repeated_looks_are_legal() {
     play(&mut g, "reveal");
     play(&mut g, "haggle"); // 3 − 1 = 2 > 1 cow: still bust
     assert_eq!(g.cows(0), 0);
-    assert_eq!(g.round(), 1);
+    assert_eq!(g.round(), 4);
 }
 
 // ---------------------------------------------------------------- setup
@@ -866,7 +876,10 @@ fn setup_rejects_impossible_positions() {
         }),
         SetupError::Row { row: 1, .. }
     ));
-    assert!(matches!(bad(&|s| s.config.players = 2), SetupError::Config(_)));
+    // configuration problems are configuration errors, not position errors
+    let mut c = ok.clone();
+    c.config.players = 2;
+    assert_eq!(Korovan::from_setup(&c), Err(KorovanError::Config(ConfigError::Players(2))));
     // a passed row with its route is fine
     let mut s = ok.clone();
     s.current_row = 2;

@@ -20,6 +20,15 @@ pub fn journey_setup(n: u8, round: u8, masks: &[u8], hand: HelperCounts) -> Koro
     KorovanSetup::journey(cfg(n, hand.total() as u8), round, &layouts, hand)
 }
 
+/// Moves a setup to the same round of the second lap (two laps), where every
+/// seat has driven once, so any split of the cows is within reach (K-1.2:
+/// in the first lap a seat that has not driven yet holds its starting cows
+/// give or take the fines and tolls of the rounds played).
+pub fn second_lap(s: &mut KorovanSetup) {
+    s.config.laps = 2;
+    s.round += s.config.players;
+}
+
 /// The state of [`journey_setup`].
 pub fn journey(n: u8, masks: &[u8], hand: HelperCounts) -> Korovan {
     Korovan::from_setup(&journey_setup(n, 0, masks, hand)).unwrap()

@@ -1,5 +1,11 @@
-//! Determinization: a full state consistent with what one observer knows.
+//! What each seat knows (K-8) — the one model that both the observation
+//! (`observation`) and determinization read — and determinization itself
+//! (K-8.6).
 //!
+//! * Knowledge: face-up cards and shown hand cards are public (K-8.1); a
+//!   competitor knows its own row, its own hand card and its own peek
+//!   (K-8.2, K-4.4); the driver knows its hand and what it scouted and spied
+//!   (K-8.3).
 //! * Rows: each row the observer does not fully know is redrawn uniformly
 //!   among the 6 layouts (K-4.3) that agree with every card the observer has
 //!   seen (face up, its peek, its scouts) and with the row's hand card when
@@ -14,12 +20,89 @@
 //!   of dealt hands, as card sets, that contain the played cards `p`), exactly,
 //!   in 128-bit integers.
 
-use boardgame_kit::{Game, GameRng};
+use boardgame_kit::{GameRng, Turn};
 
-use crate::action::AmbushSet;
+use crate::action::{AmbushSet, KorovanAction};
 use crate::config::MAX_HAND;
 use crate::error::KorovanError;
 use crate::state::{Korovan, Phase};
+
+impl Korovan {
+    /// The cells (bit `3·(row−1)+pos`) whose face `seat` knows now: face-up
+    /// cards, its own row, its peek (K-8.2), the driver's scouts (K-8.3).
+    pub fn known_cells(&self, seat: usize) -> u32 {
+        self.private_cells(seat) | self.face_up
+    }
+
+    /// What `seat` knows beyond face-up cards (K-8.2, K-8.3). K-4.4: the
+    /// first competitor never peeks, so it knows only its own row; the last
+    /// row is known to its owner alone until a card of it is revealed.
+    pub(crate) fn private_cells(&self, seat: usize) -> u32 {
+        if self.phase == Phase::Over {
+            return 0;
+        }
+        if seat == usize::from(self.driver) {
+            return self.scouted;
+        }
+        match self.row_of(seat) {
+            Some(r) if r <= self.laid => {
+                // its own row once laid; its peek (made just before laying)
+                let mut m = if r < self.laid { 7u32 << (u32::from(r) * 3) } else { 0 };
+                if let Some(&p) = self.peeks.get(usize::from(r))
+                    && p < 24
+                {
+                    m |= 1 << p;
+                }
+                m
+            }
+            _ => 0,
+        }
+    }
+
+    /// Rows (bit = 0-based row) whose hand card `seat` knows: shown ones
+    /// (K-5.5), its own (K-8.2), the driver's spied ones (K-8.3).
+    pub(crate) fn known_hands(&self, seat: usize) -> u8 {
+        if self.phase == Phase::Over {
+            return 0;
+        }
+        let mut m = self.shown;
+        if seat == usize::from(self.driver) {
+            m |= self.spied;
+        } else if let Some(r) = self.row_of(seat)
+            && r < self.laid
+        {
+            m |= 1 << r;
+        }
+        m
+    }
+
+    /// Whether `seat` (`None`: a spectator) learns which action `action` is
+    /// when it is played now. Only two kinds are ever hidden: a deal, seen
+    /// by the driver alone (K-3.1: how many cards the driver holds is
+    /// public, which ones is not; K-8.3), and a lay, seen by the competitor
+    /// who lays alone (K-4.3, K-8.2: the row's layout is its owner's). Every
+    /// other action is public (K-8.1): a peek's target (K-4.2; not what it
+    /// shows), the token's place and switches, a reveal, every helper with
+    /// its target (a scout's and a spy's target; not what they show), and
+    /// the pay, Guard or Haggle that settles an ambush, also at a round's
+    /// end (K-9.1).
+    pub(crate) fn sees_action(&self, seat: Option<usize>, action: KorovanAction) -> bool {
+        let private_to = match action {
+            KorovanAction::Deal(_) => self.driver(),
+            KorovanAction::Lay(_) => match self.whose_turn() {
+                Turn::Player(p) => Some(p),
+                _ => None,
+            },
+            _ => return true,
+        };
+        seat.is_some() && seat == private_to
+    }
+
+    /// Whether `seat` sees the driver's helper hand (K-8.3): the driver only.
+    pub(crate) fn sees_hand(&self, seat: usize) -> bool {
+        seat == usize::from(self.driver) && self.phase != Phase::Over
+    }
+}
 
 fn binom(n: u32, k: u32) -> u128 {
     if k > n {
@@ -45,8 +128,9 @@ fn below_u128(rng: &mut GameRng, n: u128) -> u128 {
     }
 }
 
+/// K-8.6: a full state consistent with what `observer` knows of `s`.
 pub(crate) fn determinize(s: &Korovan, observer: usize, rng: &mut GameRng) -> Result<Korovan, KorovanError> {
-    let n = s.num_players();
+    let n = usize::from(s.n);
     if observer >= n {
         return Err(KorovanError::Seat { seat: observer, players: n });
     }
@@ -80,7 +164,7 @@ pub(crate) fn determinize(s: &Korovan, observer: usize, rng: &mut GameRng) -> Re
         let pick = cands[rng.index(k)];
         out.ambush = (out.ambush & !(7 << shift)) | (pick << shift);
     }
-    if observer != usize::from(s.driver) {
+    if !s.sees_hand(observer) {
         sample_hand(&mut out, rng);
     }
     Ok(out)

@@ -1,8 +1,7 @@
-//! Observations (K-8): [`KorovanObservation`], its fixed-length tensor, and
-//! the table renderings (`Display` for the full state and for one player's
-//! view). The layout of the tensor is documented in `docs/encoding-korovan.md`.
-
-use std::fmt;
+//! Observations (K-8): [`KorovanObservation`] — built from the knowledge
+//! model (`knowledge`) — and its fixed-length tensor. The layout of the tensor
+//! is documented in `docs/encoding-korovan.md`; the rendering of an
+//! observation is in `display`.
 
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +9,7 @@ use boardgame_kit::Turn;
 
 use crate::config::{HelperCounts, MAX_PLAYERS, MAX_ROWS};
 use crate::error::KorovanError;
-use crate::state::{Korovan, NONE, Phase};
+use crate::state::{HelperLog, Korovan, NONE, Phase};
 
 /// The length of the observation tensor (the same for every configuration).
 pub const TENSOR_LEN: usize = 303;
@@ -69,8 +68,11 @@ pub struct KorovanObservation {
     pub helpers_in_hand: u8,
     /// The driver's helper hand, for the driver only (K-8.3).
     pub helper_hand: Option<HelperCounts>,
-    /// Helpers played this round (public).
+    /// Helpers played this round per kind (public).
     pub played: HelperCounts,
+    /// Every helper played this round with its target, in the order played
+    /// (public, K-8.1).
+    pub helpers_played: HelperLog,
 }
 
 impl KorovanObservation {
@@ -99,11 +101,11 @@ impl KorovanObservation {
                 *o = Some(p);
             }
         }
-        let is_driver = seat == usize::from(state.driver) && state.phase != Phase::Over;
+        let is_driver = state.sees_hand(seat);
         Ok(KorovanObservation {
             observer: seat as u8,
             players: state.n,
-            turn: boardgame_kit::Game::turn(state),
+            turn: state.whose_turn(),
             phase: state.phase,
             round: state.round,
             lap: state.round / state.n,
@@ -126,10 +128,14 @@ impl KorovanObservation {
             helpers_in_hand: state.hand_count,
             helper_hand: is_driver.then(|| HelperCounts::from_array(state.hand)),
             played: HelperCounts::from_array(state.played),
+            helpers_played: state.log,
         })
     }
 
     /// Writes the tensor (layout in `docs/encoding-korovan.md`) into `out`.
+    /// The order of [`KorovanObservation::helpers_played`] is not encoded:
+    /// the tensor holds the counts per kind and the targets (scouted cells,
+    /// spied rows, flared cards face up).
     ///
     /// # Errors
     /// [`KorovanError::Buffer`] when `out.len() != TENSOR_LEN`.
@@ -223,126 +229,5 @@ impl KorovanObservation {
             out[297 + i] = f32::from(c); // 297..303
         }
         Ok(())
-    }
-}
-
-/// Renders rows and status from what a viewer knows.
-fn render(f: &mut fmt::Formatter<'_>, o: &KorovanObservation, viewer: Option<usize>) -> fmt::Result {
-    let n = usize::from(o.players);
-    let turn = match o.turn {
-        Turn::Player(p) => format!("seat {p} to act"),
-        Turn::Chance => "chance to deal".to_string(),
-        Turn::Terminal => "game over".to_string(),
-    };
-    match viewer {
-        Some(v) => writeln!(f, "Korovan, seen by seat {v}")?,
-        None => writeln!(f, "Korovan (full table)")?,
-    }
-    if o.phase == Phase::Over {
-        write!(f, "{n} players, game over after {} rounds; cows:", o.round)?;
-        for (s, c) in o.cows.iter().enumerate().take(n) {
-            write!(f, " s{s}={c}")?;
-        }
-        return Ok(());
-    }
-    writeln!(
-        f,
-        "{n} players, round {} (lap {}), driver seat {}, phase {}, {turn}",
-        u32::from(o.round) + 1,
-        u32::from(o.lap) + 1,
-        o.driver,
-        o.phase
-    )?;
-    write!(f, "cows:")?;
-    for (s, c) in o.cows.iter().enumerate().take(n) {
-        write!(f, " s{s}={c}")?;
-    }
-    writeln!(f)?;
-    match o.helper_hand {
-        Some(h) => writeln!(f, "driver's helpers: {} ({h})", o.helpers_in_hand)?,
-        None => writeln!(f, "driver's helpers: {} (hidden)", o.helpers_in_hand)?,
-    }
-    if o.played.total() > 0 {
-        writeln!(f, "played this round: {}", o.played)?;
-    }
-    for r in 0..o.rows_laid.min(8) {
-        let owner = (usize::from(o.driver) + 1 + usize::from(r)) % n.max(1);
-        let here = o.current_row == Some(r + 1);
-        write!(f, "{} row {} (s{owner}):", if here { ">" } else { " " }, r + 1)?;
-        for p in 0..3u8 {
-            let c = u32::from(r) * 3 + u32::from(p);
-            let bit = 1u32 << c;
-            let face = if o.known & bit != 0 {
-                let a = o.known_ambush & bit != 0;
-                match (o.face_up & bit != 0, a) {
-                    (true, true) => 'A',
-                    (true, false) => 'E',
-                    (false, true) => 'a',
-                    (false, false) => 'e',
-                }
-            } else {
-                '?'
-            };
-            let tok = if here && o.token == Some(p) { '@' } else { ' ' };
-            let route = if o.route & bit != 0 { '*' } else { ' ' };
-            write!(f, " {tok}{face}{route}")?;
-        }
-        let hand =
-            if o.hand_known & (1 << r) != 0 { if o.hand_ambush & (1 << r) != 0 { "A" } else { "E" } } else { "?" };
-        write!(f, "   hand {hand}")?;
-        if let Some(p) = o.peeks.get(usize::from(r)).copied().flatten() {
-            write!(f, "   peeked {}.{}", p / 3 + 1, p % 3)?;
-        }
-        writeln!(f)?;
-    }
-    if o.scouted != 0 || o.spied != 0 {
-        write!(f, "targets:")?;
-        for c in 0..24u32 {
-            if o.scouted & (1 << c) != 0 {
-                write!(f, " scout {}.{}", c / 3 + 1, c % 3)?;
-            }
-        }
-        for r in 0..8u32 {
-            if o.spied & (1 << r) != 0 {
-                write!(f, " spy {}", r + 1)?;
-            }
-        }
-        writeln!(f)?;
-    }
-    if o.current_row.is_some() {
-        write!(f, "switches left: {}", o.switches_left)?;
-        if o.pending_fine > 0 {
-            write!(f, ", fine due: {}", o.pending_fine)?;
-        }
-        writeln!(f)?;
-    }
-    write!(f, "legend: A/E face-up ambush/empty, a/e face-down known to the viewer, ? unknown, @ token, * route")
-}
-
-impl fmt::Display for KorovanObservation {
-    /// The table as the observer sees it: what it may not see is `?`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        render(f, self, Some(usize::from(self.observer)))
-    }
-}
-
-impl fmt::Display for Korovan {
-    /// The whole table, every card shown (`a`/`e` for face-down cards).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Ok(mut o) = KorovanObservation::new(self, usize::from(self.driver)) else {
-            return Ok(());
-        };
-        let laid = self.laid_mask();
-        o.known = laid;
-        o.known_ambush = self.ambush & laid;
-        o.hand_known = 1u32.wrapping_shl(u32::from(self.laid.min(8))).wrapping_sub(1) as u8;
-        o.hand_ambush = 0;
-        for r in 0..self.laid.min(8) {
-            if self.row_ambushes(r) == 1 {
-                o.hand_ambush |= 1 << r;
-            }
-        }
-        o.helper_hand = Some(HelperCounts::from_array(self.hand));
-        render(f, &o, None)
     }
 }
