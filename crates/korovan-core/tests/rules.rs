@@ -30,6 +30,7 @@ fn deal_all(g: &mut Korovan, kinds: &[Helper]) {
 
 // ---------------------------------------------------------------- K-1
 
+/// K-1.1: players between 3 and 9.
 #[test]
 fn k1_1_players_between_3_and_9() {
     for n in [0u8, 1, 2, 10, 255] {
@@ -42,6 +43,7 @@ fn k1_1_players_between_3_and_9() {
     }
 }
 
+/// K-1.2: every player starts with n plus 1 cows.
 #[test]
 fn k1_2_every_player_starts_with_n_plus_1_cows() {
     for n in 3..=9u8 {
@@ -61,6 +63,7 @@ fn k1_2_every_player_starts_with_n_plus_1_cows() {
     ));
 }
 
+/// K-1.3: a competitor lays 1 or 2 of its 2 ambushes.
 #[test]
 fn k1_3_a_competitor_lays_1_or_2_of_its_2_ambushes() {
     // 2 Empty + 2 Ambush, one kept: the row holds 1 or 2 ambushes
@@ -72,6 +75,7 @@ fn k1_3_a_competitor_lays_1_or_2_of_its_2_ambushes() {
     assert!("lay".parse::<KorovanAction>().is_err());
 }
 
+/// K-1.4: default helper deck has 27 cards.
 #[test]
 fn k1_4_default_helper_deck_has_27_cards() {
     let c = KorovanConfig::default();
@@ -83,6 +87,7 @@ fn k1_4_default_helper_deck_has_27_cards() {
 
 // ---------------------------------------------------------------- K-2
 
+/// K-2.1: first driver is configurable.
 #[test]
 fn k2_1_first_driver_is_configurable() {
     let c = KorovanConfig { first_driver: 3, ..KorovanConfig::default() };
@@ -92,6 +97,7 @@ fn k2_1_first_driver_is_configurable() {
     assert!(matches!(Korovan::new_game(&bad), Err(KorovanError::Config(ConfigError::FirstDriver { .. }))));
 }
 
+/// K-2.2: driver passes counter clockwise.
 #[test]
 fn k2_2_driver_passes_counter_clockwise() {
     let c = KorovanConfig { first_driver: 2, ..KorovanConfig::default() };
@@ -110,6 +116,7 @@ fn k2_2_driver_passes_counter_clockwise() {
 
 // ---------------------------------------------------------------- K-3
 
+/// K-3.1: deal is n minus 1 chance nodes weighted by copies left.
 #[test]
 fn k3_1_deal_is_n_minus_1_chance_nodes_weighted_by_copies_left() {
     let mut g = Korovan::new_game(&KorovanConfig::with_players(4)).unwrap();
@@ -139,6 +146,7 @@ fn k3_1_deal_is_n_minus_1_chance_nodes_weighted_by_copies_left() {
     assert_eq!(g.observation(1).unwrap().helper_hand, None);
 }
 
+/// K-3.2: everybody but the driver competes.
 #[test]
 fn k3_2_everybody_but_the_driver_competes() {
     let c = KorovanConfig { players: 6, first_driver: 4, ..Default::default() };
@@ -157,10 +165,17 @@ fn k3_2_everybody_but_the_driver_competes() {
     seats.sort();
     assert_eq!(seats, vec![0, 1, 2, 3, 5]);
     assert_eq!(g.turn(), Turn::Player(4));
+    // K-3.2: each of them owns one of the N−1 rows, the driver none
+    let mut owners: Vec<usize> = (1..6).filter_map(|r| g.row_owner(r)).collect();
+    owners.sort();
+    assert_eq!(owners, vec![0, 1, 2, 3, 5]);
+    assert_eq!(g.rows_laid(), 5);
+    assert_eq!(g.row_owner(6), None);
 }
 
 // ---------------------------------------------------------------- K-4
 
+/// K-4.1: competitors lay clockwise from the drivers left.
 #[test]
 fn k4_1_competitors_lay_clockwise_from_the_drivers_left() {
     let c = KorovanConfig { players: 5, first_driver: 3, hand_size: Some(0), ..Default::default() };
@@ -181,6 +196,7 @@ fn k4_1_competitors_lay_clockwise_from_the_drivers_left() {
     }
 }
 
+/// K-4.2: every competitor but the first peeks at a laid card.
 #[test]
 fn k4_2_every_competitor_but_the_first_peeks_at_a_laid_card() {
     let mut g = Korovan::new_game(&cfg(4, 0)).unwrap();
@@ -210,6 +226,7 @@ fn k4_2_every_competitor_but_the_first_peeks_at_a_laid_card() {
     assert_eq!(g.observation(0).unwrap().known, 0);
 }
 
+/// K-4.3: lay keeps one card hand card sets the ambush count.
 #[test]
 fn k4_3_lay_keeps_one_card_hand_card_sets_the_ambush_count() {
     let mut g = Korovan::new_game(&cfg(3, 0)).unwrap();
@@ -223,6 +240,7 @@ fn k4_3_lay_keeps_one_card_hand_card_sets_the_ambush_count() {
     assert_eq!(g.hand_card(2), Some(Card::Empty));
 }
 
+/// K-4.4: first competitor knows only its row last row known to its owner alone.
 #[test]
 fn k4_4_first_competitor_knows_only_its_row_last_row_known_to_its_owner_alone() {
     let mut g = Korovan::new_game(&cfg(5, 0)).unwrap();
@@ -241,6 +259,7 @@ fn k4_4_first_competitor_knows_only_its_row_last_row_known_to_its_owner_alone() 
 
 // ---------------------------------------------------------------- K-5
 
+/// K-5.1: place puts the token on a position of the current row.
 #[test]
 fn k5_1_place_puts_the_token_on_a_position_of_the_current_row() {
     let mut g = journey(3, &[1, 1], HelperCounts::NONE);
@@ -252,6 +271,7 @@ fn k5_1_place_puts_the_token_on_a_position_of_the_current_row() {
     assert_eq!(illegal_reason(&g, "place 1"), IllegalReason::WrongPhase(Phase::Decide));
 }
 
+/// K-5.2: placing on a face up card resolves it at once.
 #[test]
 fn k5_2_placing_on_a_face_up_card_resolves_it_at_once() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
@@ -271,6 +291,7 @@ fn k5_2_placing_on_a_face_up_card_resolves_it_at_once() {
     assert_eq!(g.phase(), Phase::Decide);
 }
 
+/// K-5.2: face up empty moves on.
 #[test]
 fn k5_2_face_up_empty_moves_on() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
@@ -284,6 +305,7 @@ fn k5_2_face_up_empty_moves_on() {
     assert_eq!(g.phase(), Phase::Place);
 }
 
+/// K-5.3: one switch per step switching onto face up resolves.
 #[test]
 fn k5_3_one_switch_per_step_switching_onto_face_up_resolves() {
     let mut g = journey(3, &[1, 1], HelperCounts::NONE);
@@ -312,6 +334,7 @@ fn k5_3_one_switch_per_step_switching_onto_face_up_resolves() {
     assert_eq!(g.phase(), Phase::Place);
 }
 
+/// K-5.4: reveal turns the card face up for everyone.
 #[test]
 fn k5_4_reveal_turns_the_card_face_up_for_everyone() {
     let mut g = journey(3, &[2, 1], HelperCounts::NONE);
@@ -326,6 +349,7 @@ fn k5_4_reveal_turns_the_card_face_up_for_everyone() {
     }
 }
 
+/// K-5.5: fine is 3 when the hand card is an ambush and 2 otherwise.
 #[test]
 fn k5_5_fine_is_3_when_the_hand_card_is_an_ambush_and_2_otherwise() {
     // row 1 (seat 1) holds one ambush: the kept card is an Ambush → 3
@@ -355,6 +379,7 @@ fn k5_5_fine_is_3_when_the_hand_card_is_an_ambush_and_2_otherwise() {
     assert_eq!((g.cows(0), g.cows(1), g.cows(2)), (4, 3, 5));
 }
 
+/// K-5.6: payment is capped by the drivers cows and the journey ends at 0.
 #[test]
 fn k5_6_payment_is_capped_by_the_drivers_cows_and_the_journey_ends_at_0() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
@@ -372,6 +397,7 @@ fn k5_6_payment_is_capped_by_the_drivers_cows_and_the_journey_ends_at_0() {
     assert_eq!(g.rows_laid(), 0);
 }
 
+/// K-5.7: a driver through every row collects from every competitor with a cow.
 #[test]
 fn k5_7_a_driver_through_every_row_collects_from_every_competitor_with_a_cow() {
     let mut s = journey_setup(4, 0, &[1, 1, 1], HelperCounts::NONE);
@@ -393,6 +419,7 @@ fn k5_7_a_driver_through_every_row_collects_from_every_competitor_with_a_cow() {
     assert_eq!([g.cows(0), g.cows(1), g.cows(2)], [6, 3, 3]);
 }
 
+/// K-5.7: paying on the last row down to zero gets no reward.
 #[test]
 fn k5_7_paying_on_the_last_row_down_to_zero_gets_no_reward() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
@@ -407,6 +434,7 @@ fn k5_7_paying_on_the_last_row_down_to_zero_gets_no_reward() {
     assert_eq!([g.cows(0), g.cows(1), g.cows(2)], [0, 5, 7]);
 }
 
+/// K-5.8: a cowless driver round is skipped but counts.
 #[test]
 fn k5_8_a_cowless_driver_round_is_skipped_but_counts() {
     // round 3 (second lap): driver 0 passes both rows; seat 2 (the next driver) has no cow
@@ -445,20 +473,42 @@ fn k5_8_a_cowless_driver_round_is_skipped_but_counts() {
     assert_eq!(Korovan::from_setup(&s), Err(KorovanError::Setup(SetupError::CowlessDriver(0))));
 }
 
+/// K-5.9: nothing depends on table talk same actions same game.
 #[test]
 fn k5_9_nothing_depends_on_table_talk_same_actions_same_game() {
-    // the engine has no talk action: the same seed and actions give the same state
+    // K-5.9: the engine has no talk action and reads nothing but the actions:
+    // the same actions give the same state, however often and in whatever
+    // order other games are played in between
     let play_seed = |seed| {
         let mut g = Korovan::new_game(&KorovanConfig::with_players(6)).unwrap();
         let mut rng = GameRng::new(seed);
+        let mut actions = vec![];
         while !g.is_terminal() {
             let a = random_action(&g, &mut rng);
+            actions.push(a);
             g.apply(a).unwrap();
         }
-        g
+        (g, actions)
     };
-    assert_eq!(play_seed(11), play_seed(11));
-    assert_eq!(korovan_core::NUM_ACTIONS, 103);
+    let (a, actions) = play_seed(11);
+    let _ = play_seed(12);
+    let (b, _) = play_seed(11);
+    assert_eq!(a, b);
+    let mut replay = Korovan::new_game(&KorovanConfig::with_players(6)).unwrap();
+    for &x in &actions {
+        let before = replay;
+        replay.apply(x).unwrap();
+        let mut again = before;
+        again.apply(x).unwrap();
+        assert_eq!(again, replay, "{x} applied twice to the same state");
+    }
+    assert_eq!(replay, a);
+    // every id is a game decision or a deal: there is no talk action
+    for id in 0..korovan_core::NUM_ACTIONS as u32 {
+        let x = KorovanAction::from_id(id).unwrap();
+        assert_eq!(x.id(), id);
+    }
+    assert!(KorovanAction::from_id(korovan_core::NUM_ACTIONS as u32).is_err());
 }
 
 // ---------------------------------------------------------------- K-6
@@ -597,6 +647,7 @@ fn k6_haggle_reduces_the_fine_by_one() {
     assert_eq!((g.cows(0), g.cows(1)), (2, 6));
 }
 
+/// K-6.1: at most one defence per ambush.
 #[test]
 fn k6_1_at_most_one_defence_per_ambush() {
     let hand2 = HelperCounts::NONE.with(Helper::Guard, 1).with(Helper::Haggle, 1);
@@ -611,6 +662,7 @@ fn k6_1_at_most_one_defence_per_ambush() {
     assert_eq!(g.helper_hand().guard, 1);
 }
 
+/// K-6.2: reveal and pay are asked even alone.
 #[test]
 fn k6_2_reveal_and_pay_are_asked_even_alone() {
     let mut g = journey(3, &[1, 1], HelperCounts::NONE);
@@ -622,6 +674,7 @@ fn k6_2_reveal_and_pay_are_asked_even_alone() {
     assert_eq!(legal(&g), vec!["pay"]);
 }
 
+/// K-6.2: the decisions asked do not depend on the hand.
 #[test]
 fn k6_2_the_decisions_asked_do_not_depend_on_the_hand() {
     // the same public actions ask the same player at the same points whatever the hand
@@ -646,6 +699,7 @@ fn k6_2_the_decisions_asked_do_not_depend_on_the_hand() {
     assert_eq!(traces[1], traces[2]);
 }
 
+/// K-6.3: the deck must hold the hand.
 #[test]
 fn k6_3_the_deck_must_hold_the_hand() {
     let c = KorovanConfig { deck: HelperCounts::NONE.with(Helper::Guard, 3), ..Default::default() };
@@ -658,6 +712,7 @@ fn k6_3_the_deck_must_hold_the_hand() {
 
 // ---------------------------------------------------------------- K-7
 
+/// K-7.1: clean up returns cards and passes the deck.
 #[test]
 fn k7_1_clean_up_returns_cards_and_passes_the_deck() {
     let mut g = journey(3, &[1, 1], HelperCounts::NONE.with(Helper::Scout, 1).with(Helper::Guard, 1));
@@ -675,6 +730,7 @@ fn k7_1_clean_up_returns_cards_and_passes_the_deck() {
     assert_eq!(g.phase(), Phase::Deal);
 }
 
+/// K-7.2: the game ends after every player drove once per lap.
 #[test]
 fn k7_2_the_game_ends_after_every_player_drove_once_per_lap() {
     for laps in [1u8, 2] {
@@ -693,6 +749,7 @@ fn k7_2_the_game_ends_after_every_player_drove_once_per_lap() {
     assert_eq!(KorovanConfig { laps: 0, ..Default::default() }.validate(), Err(ConfigError::Laps(0)));
 }
 
+/// K-7.3: most cows wins a tie is a friendship draw.
 #[test]
 fn k7_3_most_cows_wins_a_tie_is_a_friendship_draw() {
     // last round of 3 (round 2, driver seat 1); row 1 = seat 2, row 2 = seat 0
@@ -721,6 +778,7 @@ fn k7_3_most_cows_wins_a_tie_is_a_friendship_draw() {
     assert_eq!(g.outcome(), Some(Outcome::Winner(0)));
 }
 
+/// K-7.4: score is cows and a single best wins.
 #[test]
 fn k7_4_score_is_cows_and_a_single_best_wins() {
     let mut s = journey_setup(3, 2, &[1, 1], HelperCounts::NONE);
@@ -737,6 +795,7 @@ fn k7_4_score_is_cows_and_a_single_best_wins() {
 
 // ---------------------------------------------------------------- K-8
 
+/// K-8.1: public information is in every observation.
 #[test]
 fn k8_1_public_information_is_in_every_observation() {
     let mut g = journey(4, &[1, 2, 4], hand(Helper::Flare, 1).with(Helper::Scout, 1));
@@ -754,12 +813,17 @@ fn k8_1_public_information_is_in_every_observation() {
         assert_eq!(o.known_ambush & (1 << 4), 1 << 4);
         assert_eq!(o.scouted, 1 << 6);
         assert_eq!(o.played, hand(Helper::Flare, 1).with(Helper::Scout, 1));
+        // every helper played with its target, in order
+        let log: Vec<String> = o.helpers_played.iter().map(|a| a.to_string()).collect();
+        assert_eq!(log, ["flare 2.1", "scout 3.0"]);
+        assert!(o.to_string().contains("played this round: flare 2.1, scout 3.0"), "{o}");
         assert_eq!(o.helpers_in_hand, 0);
         assert_eq!(o.peeks[1], Some(0));
         assert_eq!(o.switches_left, 1);
     }
 }
 
+/// K-8.2 and K-8.3: private parts.
 #[test]
 fn k8_2_and_k8_3_private_parts() {
     let mut g = journey(4, &[1, 2, 4], hand(Helper::Scout, 1).with(Helper::Spy, 1));
@@ -778,6 +842,7 @@ fn k8_2_and_k8_3_private_parts() {
     assert_eq!(o0.helper_hand, Some(HelperCounts::NONE));
 }
 
+/// K-8.4: no state holds a future draw.
 #[test]
 fn k8_4_no_state_holds_a_future_draw() {
     // two games dealt different cards agree on everything before the deal
@@ -792,6 +857,7 @@ fn k8_4_no_state_holds_a_future_draw() {
     assert!(std::mem::size_of::<Korovan>() <= 128);
 }
 
+/// K-8.5: hidden differences do not reach the observation.
 #[test]
 fn k8_5_hidden_differences_do_not_reach_the_observation() {
     // the same public history with different rows 2..3 and a different hand
@@ -812,6 +878,7 @@ fn k8_5_hidden_differences_do_not_reach_the_observation() {
 
 // ---------------------------------------------------------------- K-9
 
+/// K-9.1: the route tells apart two face up empties.
 #[test]
 fn k9_1_the_route_tells_apart_two_face_up_empties() {
     let mut s = journey_setup(3, 0, &[4, 1], HelperCounts::NONE);
@@ -829,6 +896,7 @@ fn k9_1_the_route_tells_apart_two_face_up_empties() {
     assert_ne!(a, b); // the route keeps which card the caravan passed
 }
 
+/// K-9.2: useless defences and repeated looks are legal.
 #[test]
 fn k9_2_useless_defences_and_repeated_looks_are_legal() {
     let mut s = journey_setup(3, 0, &[1, 1], hand(Helper::Haggle, 1).with(Helper::Scout, 1));
@@ -910,6 +978,7 @@ fn errors_say_why() {
     assert!(g.write_observation_tensor(0, &mut buf).is_err());
 }
 
+/// K-9.3: a competitor cannot tell the drivers hand from the deck.
 #[test]
 fn k9_3_a_competitor_cannot_tell_the_drivers_hand_from_the_deck() {
     // same hand size, different kinds: competitors' observations agree
@@ -928,4 +997,192 @@ fn the_wrong_player_is_refused() {
     assert!(matches!(e, KorovanError::Illegal { reason: IllegalReason::NotYourTurn { seat: 1, .. }, .. }));
     assert!(e.to_string().contains("seat 1 is not to act"), "{e}");
     g.apply_for(0, "place 0".parse().unwrap()).unwrap();
+}
+
+// ---------------------------------------------------------------- names, variants, setups
+
+/// K-4.1, K-6: one word per helper kind — notation, deck key and display.
+#[test]
+fn one_name_per_helper_kind() {
+    for kind in Helper::ALL {
+        let deal: KorovanAction = format!("deal {kind}").parse().unwrap();
+        assert_eq!(deal, KorovanAction::Deal(kind));
+        assert_eq!(kind.to_string(), kind.name());
+        // the deck key is the same word
+        let json = format!(r#"{{"{}": 3}}"#, kind.name());
+        let counts: HelperCounts = serde_json::from_str(&json).unwrap();
+        assert_eq!(counts, HelperCounts::NONE.with(kind, 3));
+    }
+    assert_eq!(KorovanAction::SecondThought.to_string(), "second_thought");
+    assert_eq!("second_thought".parse::<KorovanAction>().unwrap(), KorovanAction::SecondThought);
+    assert_eq!("deal second_thought".parse::<KorovanAction>().unwrap(), KorovanAction::Deal(Helper::SecondThought));
+    // only the canonical word parses
+    for bad in ["second", "deal second", "secondthought", "second-thought", "SecondThought"] {
+        assert!(matches!(bad.parse::<KorovanAction>(), Err(KorovanError::Notation(_))), "{bad}");
+    }
+}
+
+/// K-1.4, K-6.3: every config struct refuses unknown keys, naming them.
+#[test]
+fn unknown_config_keys_are_errors() {
+    let err = serde_json::from_str::<KorovanConfig>(r#"{"deck": {"scout": 7, "second": 4}}"#).unwrap_err();
+    assert!(err.to_string().contains("unknown field `second`"), "{err}");
+    let err = serde_json::from_str::<KorovanConfig>(r#"{"fines": {"one": 3}}"#).unwrap_err();
+    assert!(err.to_string().contains("unknown field `one`"), "{err}");
+    let err = serde_json::from_str::<KorovanConfig>(r#"{"player": 4}"#).unwrap_err();
+    assert!(err.to_string().contains("unknown field `player`"), "{err}");
+    // missing keys take their defaults; older configs (without the balance knobs) parse
+    let old = r#"{"players":3,"first_driver":0,"laps":1,"deck":{"scout":7,"spy":4,"flare":4,"second_thought":4,"guard":4,"haggle":4},"hand_size":null}"#;
+    let c: KorovanConfig = serde_json::from_str(old).unwrap();
+    assert_eq!(c, KorovanConfig::with_players(3));
+    // and a default config serializes exactly as before
+    assert_eq!(serde_json::to_string(&c).unwrap(), old);
+    let partial: KorovanConfig = serde_json::from_str(r#"{"fines": {"one_ambush": 4}}"#).unwrap();
+    assert_eq!(partial.fines, korovan_core::Fines { one_ambush: 4, two_ambushes: 2 });
+}
+
+/// K-1.2 (variant): the starting cows are configurable, N+1 by default, and
+/// the conservation invariant follows them.
+#[test]
+fn k1_2_starting_cows_variant() {
+    let c = KorovanConfig { players: 4, starting_cows: Some(9), ..KorovanConfig::default() };
+    let mut g = Korovan::new_game(&c).unwrap();
+    assert_eq!((0..4).map(|s| g.cows(s)).collect::<Vec<_>>(), [9; 4]);
+    let mut rng = GameRng::new(4);
+    while !g.is_terminal() {
+        let a = random_action(&g, &mut rng);
+        g.apply(a).unwrap();
+        assert_eq!(g.total_cows(), 36); // K-1.2: N · starting cows
+    }
+    assert_eq!(KorovanConfig::with_players(4).start_cows(), 5);
+    // the setups follow the configured start
+    let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
+    s.config.starting_cows = Some(2);
+    s.cows = vec![2, 2, 2];
+    assert!(Korovan::from_setup(&s).is_ok());
+    s.cows = vec![4, 4, 4];
+    assert_eq!(Korovan::from_setup(&s), Err(KorovanError::Setup(SetupError::CowsTotal { found: 12, expected: 6 })));
+    // validated: at least 1, and N·cows within a byte
+    for (n, cows) in [(3, 0), (9, 29), (3, 86)] {
+        let c = KorovanConfig { players: n, starting_cows: Some(cows), ..KorovanConfig::default() };
+        assert!(matches!(c.validate(), Err(ConfigError::StartingCows { .. })), "{n} players, {cows} cows");
+    }
+    let c = KorovanConfig { players: 9, starting_cows: Some(28), ..KorovanConfig::default() };
+    assert!(c.validate().is_ok());
+}
+
+/// K-5.5 (variant): the fines are configurable, 3 and 2 by default, and
+/// every fine of the game reads them.
+#[test]
+fn k5_5_fines_variant() {
+    let fines = korovan_core::Fines { one_ambush: 5, two_ambushes: 1 };
+    let mut s = journey_setup(3, 0, &[1, 3], HelperCounts::NONE);
+    s.config.fines = fines;
+    let mut g = Korovan::from_setup(&s).unwrap();
+    play(&mut g, "place 0");
+    play(&mut g, "reveal"); // row 1 holds one ambush
+    assert_eq!(g.pending_fine(), 5);
+    play(&mut g, "pay");
+    assert_eq!([g.cows(0), g.cows(1), g.cows(2)], [0, 8, 4]); // capped at 4, the journey ends
+    let mut s = journey_setup(3, 0, &[3, 3], HelperCounts::NONE);
+    s.config.fines = fines;
+    let mut g = Korovan::from_setup(&s).unwrap();
+    play(&mut g, "place 0");
+    play(&mut g, "reveal"); // row 1 holds two ambushes
+    assert_eq!(g.pending_fine(), 1);
+    // a Defend setup reads the configured fine too
+    let mut d = journey_setup(3, 0, &[1, 3], HelperCounts::NONE);
+    d.config.fines = fines;
+    d.phase = Phase::Defend;
+    d.token = Some(0);
+    d.rows[0].route = Some(0);
+    d.rows[0].face_up = [true, false, false];
+    assert_eq!(Korovan::from_setup(&d).unwrap().pending_fine(), 5);
+    // validated: a fine is at least one cow
+    let c = KorovanConfig { fines: korovan_core::Fines { one_ambush: 3, two_ambushes: 0 }, ..KorovanConfig::default() };
+    assert_eq!(c.validate(), Err(ConfigError::Fine { which: "two_ambushes", fine: 0 }));
+    assert_eq!(KorovanConfig::default().fines, korovan_core::Fines { one_ambush: 3, two_ambushes: 2 });
+}
+
+/// K-1.2, K-5.5, K-5.7: a setup whose cows no game can reach is refused.
+#[test]
+fn setup_refuses_cows_out_of_reach() {
+    // round 0 before the journey: nothing has moved, every seat holds N+1
+    let mut s = KorovanSetup::new(KorovanConfig::default()).unwrap();
+    assert_eq!(s.cows, vec![6; 5]);
+    s.cows = vec![1, 1, 1, 1, 26];
+    assert_eq!(
+        Korovan::from_setup(&s),
+        Err(KorovanError::Setup(SetupError::CowsOutOfReach { seat: 0, cows: 1, low: 6, high: 6 }))
+    );
+    // round 0, row 2 of the journey: only the owner of a row passed on an
+    // ambush may have gained, at most that row's fine, from the driver
+    let mut s = journey_setup(4, 0, &[1, 3, 3], HelperCounts::NONE);
+    s.current_row = 2;
+    s.rows[0].route = Some(0);
+    s.rows[0].face_up = [true, false, false];
+    s.cows = vec![2, 8, 5, 5]; // seat 1 owns row 1 (one ambush: fine 3)
+    assert!(Korovan::from_setup(&s).is_ok());
+    s.cows = vec![1, 9, 5, 5];
+    assert!(matches!(
+        Korovan::from_setup(&s),
+        Err(KorovanError::Setup(SetupError::CowsOutOfReach { seat: 1, cows: 9, low: 5, high: 8 }))
+    ));
+    s.cows = vec![1, 8, 6, 5]; // seat 2's row is not passed yet
+    assert!(matches!(Korovan::from_setup(&s), Err(KorovanError::Setup(SetupError::CowsOutOfReach { seat: 2, .. }))));
+    // a row passed on an Empty pays its owner nothing
+    s.rows[0].route = Some(1);
+    s.rows[0].face_up = [false, true, false];
+    s.cows = vec![4, 6, 5, 5];
+    assert!(matches!(Korovan::from_setup(&s), Err(KorovanError::Setup(SetupError::CowsOutOfReach { seat: 1, .. }))));
+    // later rounds: a competitor loses at most one toll per round
+    let mut s = journey_setup(4, 2, &[1, 3, 3], HelperCounts::NONE);
+    s.cows = vec![2, 10, 3, 5]; // round 2 (driver 2): seat 0 drove round 0, seat 3 round 1
+    assert!(Korovan::from_setup(&s).is_ok());
+    s.cows = vec![3, 11, 3, 3]; // seat 1 never drove: at most 5 + 2·3 = 11, at least 3
+    assert!(Korovan::from_setup(&s).is_ok());
+    s.cows = vec![4, 12, 2, 2];
+    assert!(matches!(
+        Korovan::from_setup(&s),
+        Err(KorovanError::Setup(SetupError::CowsOutOfReach { seat: 1, cows: 12, low: 3, high: 11 }))
+    ));
+}
+
+/// K-8.1: the log of helpers played must agree with the counts and targets.
+#[test]
+fn setup_checks_the_helper_log() {
+    let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
+    s.config.hand_size = Some(2);
+    s.rows[1].face_up = [true, false, false];
+    s.rows[1].scouted = [false, true, false];
+    s.played = hand(Helper::Flare, 1).with(Helper::Scout, 1);
+    s.helpers_played = vec!["scout 2.1".parse().unwrap(), "flare 2.0".parse().unwrap()];
+    let g = Korovan::from_setup(&s).unwrap();
+    assert_eq!(g.helper_log().iter().collect::<Vec<_>>(), s.helpers_played);
+    assert_eq!(g.to_setup(), s);
+    let refused = |f: &dyn Fn(&mut KorovanSetup)| {
+        let mut t = s.clone();
+        f(&mut t);
+        matches!(Korovan::from_setup(&t), Err(KorovanError::Setup(SetupError::Helpers(_))))
+    };
+    assert!(refused(&|t| t.helpers_played.clear()));
+    assert!(refused(&|t| t.helpers_played.truncate(1)));
+    assert!(refused(&|t| t.helpers_played[0] = "scout 2.2".parse().unwrap()));
+    assert!(refused(&|t| t.helpers_played[1] = "flare 2.2".parse().unwrap()));
+    assert!(refused(&|t| t.helpers_played[1] = "pay".parse().unwrap()));
+    assert!(refused(&|t| t.helpers_played.push("guard".parse().unwrap())));
+}
+
+/// K-7.2: nobody drives once the game is over.
+#[test]
+fn k7_2_no_driver_after_the_game() {
+    let mut g = Korovan::new_game(&cfg(3, 0)).unwrap();
+    assert_eq!(g.driver(), Some(0));
+    let mut rng = GameRng::new(2);
+    while !g.is_terminal() {
+        assert!(g.driver().is_some());
+        let a = random_action(&g, &mut rng);
+        g.apply(a).unwrap();
+    }
+    assert_eq!(g.driver(), None);
 }
