@@ -322,11 +322,10 @@ impl CliGame for Caravan {
         }
     }
 
-    /// Turns played, the one a natural end interrupts included (C-7.1 ends
-    /// the game mid-turn; the guard ends after a whole turn).
+    /// Turns played, the one a natural end interrupts included
+    /// ([`Caravan::turns_played`]).
     fn progress(&self) -> u64 {
-        let cut_short = Caravan::end_kind(self) == Some(EndKind::Natural);
-        u64::from(self.turn_index()) + u64::from(cut_short)
+        u64::from(self.turns_played())
     }
 
     fn end_kind(&self) -> Option<&'static str> {

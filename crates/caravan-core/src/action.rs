@@ -14,14 +14,22 @@
 //!
 //! Squares are indices `row * 7 + col` ([`Square`]); kinds `0..8`
 //! ([`Kind`]); players in notation are seats `P0..P3`.
+//!
+//! This module is the one owner of that layout: the constructors, [`Action::id`],
+//! [`Action::from_id`], the decoding ([`Action::act`]) and the id arithmetic
+//! the move generation writes whole blocks with ([`ActionList`]). It also
+//! holds the notation (`Display` here; `FromStr`, whose error is the engine's
+//! error, beside that error in `error`) and the list types [`ActionList`]
+//! and [`ChanceList`].
 
 use std::fmt;
-use std::str::FromStr;
+use std::ops::Deref;
 
+use arrayvec::ArrayVec;
+use boardgame_kit::{ActionBuffer, ChanceOutcome};
 use serde::{Deserialize, Serialize};
 
-use crate::board::{KINDS, Kind, SPACES, SQUARES, Square};
-use crate::error::{CaravanError, NotationError};
+use crate::board::{KINDS, Kind, NotationError, SPACES, SQUARES, Square};
 
 const SQ: u32 = SQUARES as u32;
 pub(crate) const DRAW_BASE: u32 = 0;
@@ -132,12 +140,12 @@ impl Action {
 
     /// Chance: draw a cube of `kind`.
     pub const fn draw(kind: Kind) -> Action {
-        Action(DRAW_BASE + kind as u32)
+        Action::draw_at(kind as usize)
     }
 
     /// Pick up at numbered space `space` (`1..=8`); `None` for other numbers.
     pub const fn pick(space: u8) -> Option<Action> {
-        if space >= 1 && space as usize <= SPACES { Some(Action(PICK_BASE + space as u32 - 1)) } else { None }
+        if space >= 1 && space as usize <= SPACES { Some(Action::pick_at(space as usize - 1)) } else { None }
     }
 
     /// Move an unladen camel from `from` (`None`: the supply) to `to`.
@@ -146,26 +154,18 @@ impl Action {
             Some(s) => s.index() as u32,
             None => SUPPLY_FROM,
         };
-        Action(MOVE_BASE + f * SQ + to.index() as u32)
+        Action(Action::moves_from(f) + to.index() as u32)
     }
 
     /// Move a good of `kind` (under its camel if `under`) from `from` to `to`.
     pub const fn good(kind: Kind, under: bool, from: Square, to: Square) -> Action {
-        Action(
-            GOOD_BASE
-                + ((from.index() as u32 * KINDS as u32 + kind as u32) * 2 + under as u32) * SQ
-                + to.index() as u32,
-        )
+        Action(Action::goods_from(from.index() as u32, kind as u32, under) + to.index() as u32)
     }
 
     /// Steal the `kind` on top of `victim`'s camel on `square`; `None` when
     /// `victim` is not below 4.
     pub const fn steal(kind: Kind, square: Square, victim: u8) -> Option<Action> {
-        if victim < 4 {
-            Some(Action(STEAL_BASE + (victim as u32 * SQ + square.index() as u32) * KINDS as u32 + kind as u32))
-        } else {
-            None
-        }
+        if victim < 4 { Some(Action::steal_at(victim as u32, square.index() as u32, kind as u32)) } else { None }
     }
 
     /// The stable id (see the module docs for the layout).
@@ -180,11 +180,51 @@ impl Action {
         if id < MAX_ID { Some(Action(id)) } else { None }
     }
 
+    /// The action with id `id`, unchecked: the move generation writes ids
+    /// it computed with the functions below.
+    #[inline]
     pub(crate) const fn raw(id: u32) -> Action {
         Action(id)
     }
 
+    /// The draw of the kind with index `kind` (`0..8`).
+    #[inline]
+    pub(crate) const fn draw_at(kind: usize) -> Action {
+        Action(DRAW_BASE + kind as u32)
+    }
+
+    /// The pick-up at the numbered space with index `index` (`0..8`, space
+    /// `index + 1`).
+    #[inline]
+    pub(crate) const fn pick_at(index: usize) -> Action {
+        Action(PICK_BASE + index as u32)
+    }
+
+    /// The id of the move from `from` (a square index, or [`SUPPLY_FROM`])
+    /// to square 0: the moves from one source are the 49 consecutive ids
+    /// from there, one per target square in index order.
+    #[inline]
+    pub(crate) const fn moves_from(from: u32) -> u32 {
+        MOVE_BASE + from * SQ
+    }
+
+    /// The id of the move of a good of kind index `kind` (under its camel if
+    /// `under`) from square index `from` to square 0: its 49 targets follow
+    /// in square order.
+    #[inline]
+    pub(crate) const fn goods_from(from: u32, kind: u32, under: bool) -> u32 {
+        GOOD_BASE + ((from * KINDS as u32 + kind) * 2 + under as u32) * SQ
+    }
+
+    /// The steal of the good of kind index `kind` on top of seat `victim`'s
+    /// camel on square index `square`.
+    #[inline]
+    pub(crate) const fn steal_at(victim: u32, square: u32, kind: u32) -> Action {
+        Action(STEAL_BASE + (victim * SQ + square) * KINDS as u32 + kind)
+    }
+
     /// The decoded action.
+    #[inline]
     pub fn act(self) -> Act {
         let id = self.0;
         let sq = |i: u32| Square::unchecked((i % SQ) as u8);
@@ -247,16 +287,12 @@ impl fmt::Debug for Action {
     }
 }
 
-const EXPECTED: &str = "an action is `end`, `draw <kind>`, `pick <1..8>`, `move supply->c4`, `move b2->c4`, `good <kind> [under] b2=>d5` or `steal <kind> c4 from P<seat>`";
+/// What the notation of an action looks like.
+pub(crate) const EXPECTED: &str = "an action is `end`, `draw <kind>`, `pick <1..8>`, `move supply->c4`, `move b2->c4`, `good <kind> [under] b2=>d5` or `steal <kind> c4 from P<seat>`";
 
-impl FromStr for Action {
-    type Err = CaravanError;
-    fn from_str(s: &str) -> Result<Action, CaravanError> {
-        Ok(parse(s)?)
-    }
-}
-
-fn parse(s: &str) -> Result<Action, NotationError> {
+/// Parses the notation of an action (the `FromStr` of [`Action`], whose
+/// error is the engine error, wraps it).
+pub(crate) fn parse(s: &str) -> Result<Action, NotationError> {
     {
         let bad = || NotationError::new(s, EXPECTED);
         let mut it = s.split_whitespace();
@@ -295,22 +331,215 @@ fn good(kind: &str, under: bool, path: &str) -> Result<Action, NotationError> {
     Ok(Action::good(kind.parse()?, under, from.parse()?, to.parse()?))
 }
 
-impl TryFrom<String> for Action {
-    type Error = CaravanError;
-    fn try_from(s: String) -> Result<Action, CaravanError> {
-        s.parse()
-    }
-}
-
 impl From<Action> for String {
     fn from(a: Action) -> String {
         a.to_string()
     }
 }
 
+/// The capacity of [`ActionList`], by the worst case of C-5:
+/// camel moves ≤ 49 (from the supply) + 5 × 48 (five board squares with an
+/// unladen camel while one camel is still in the supply; six camels on six
+/// squares give only 288) = 289; pick-ups ≤ 8; moves of goods ≤ 9 (L laden
+/// camels × at most 6 − L target squares); steals ≤ 18 (three opponents × six
+/// camels); `end` 1. Total 325, rounded up.
+pub const ACTION_LIST_CAPACITY: usize = 336;
+
+/// The legal-action list of Caravan: a fixed array of
+/// [`ACTION_LIST_CAPACITY`] actions (plus slack) and a length, dereferencing
+/// to the slice of actions written. It implements the kit's
+/// [`boardgame_kit::ActionBuffer`] like `arrayvec::ArrayVec` does, and adds
+/// bulk writes: most of a position's ~200 actions are camel moves (C-5.1),
+/// 48 or 49 consecutive ids per source when two actions are left, or the
+/// same free squares from every source when one is left. Those are written
+/// as fixed-size vectorised blocks instead of one checked push per action,
+/// without data-dependent loop counts. It never allocates; a push beyond the
+/// capacity (impossible by the worst case of C-5) is ignored rather than
+/// panicking.
+#[derive(Clone)]
+pub struct ActionList {
+    len: usize,
+    /// Slack past the capacity lets runs and blocks be written in whole
+    /// fixed-size chunks, without data-dependent loop counts (the surplus is
+    /// overwritten or ignored).
+    buf: [Action; BUF],
+}
+
+/// A whole block of targets (49 squares) rounded up to whole chunks.
+const BLOCK: usize = 56;
+const BUF: usize = ACTION_LIST_CAPACITY + 2 * BLOCK;
+
+impl Default for ActionList {
+    fn default() -> Self {
+        ActionList { len: 0, buf: [Action::END; BUF] }
+    }
+}
+
+impl fmt::Debug for ActionList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for ActionList {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for ActionList {}
+
+impl Deref for ActionList {
+    type Target = [Action];
+    #[inline]
+    fn deref(&self) -> &[Action] {
+        &self.buf[..self.len.min(ACTION_LIST_CAPACITY)]
+    }
+}
+
+impl ActionBuffer<Action> for ActionList {
+    #[inline]
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+    #[inline]
+    fn push(&mut self, item: Action) {
+        if self.len < ACTION_LIST_CAPACITY
+            && let Some(slot) = self.buf.get_mut(self.len)
+        {
+            *slot = item;
+            self.len += 1;
+        }
+    }
+    #[inline]
+    fn capacity(&self) -> usize {
+        ACTION_LIST_CAPACITY
+    }
+}
+
+impl ActionList {
+    /// Appends the 49 actions `base..base + 49` (every target square) with
+    /// fixed-size writes.
+    #[inline]
+    pub(crate) fn push_block(&mut self, base: u32) {
+        self.write_block(self.len, base);
+        self.len = (self.len + SQUARES).min(ACTION_LIST_CAPACITY);
+    }
+
+    /// Appends the 48 actions `base + t` for every target `t != skip`.
+    #[inline]
+    pub(crate) fn push_block_except(&mut self, base: u32, skip: u32) {
+        let at = self.len;
+        self.write_block(at, base);
+        // overwrite from the skipped slot on with the ids after it
+        self.write_block(at + skip as usize, base + skip + 1);
+        self.len = (at + SQUARES - 1).min(ACTION_LIST_CAPACITY);
+    }
+
+    #[inline]
+    fn write_block(&mut self, at: usize, first: u32) {
+        if let Some(block) = self.buf.get_mut(at..at + BLOCK) {
+            for (j, slot) in block.iter_mut().enumerate() {
+                *slot = Action::raw(first + j as u32);
+            }
+        }
+    }
+
+    /// Appends a copy of the `count` actions written from index `start`,
+    /// their ids shifted by `delta` (wrapping): the same target squares from
+    /// another source, as a vectorised copy-and-add.
+    #[inline]
+    pub(crate) fn push_shifted(&mut self, start: usize, count: usize, delta: u32) {
+        // `count` ≤ 49 (one source's targets): copy a whole block, advance
+        // by `count`
+        let mut block = [Action::END; BLOCK];
+        if let Some(src) = self.buf.get(start..start + BLOCK) {
+            block.copy_from_slice(src);
+        }
+        if let Some(dst) = self.buf.get_mut(self.len..self.len + BLOCK) {
+            for (d, s) in dst.iter_mut().zip(&block) {
+                *d = Action::raw(s.id().wrapping_add(delta));
+            }
+        }
+        self.len = (self.len + count.min(BLOCK)).min(ACTION_LIST_CAPACITY);
+    }
+
+    /// Appends the actions `base + i` for every set bit `i` of `mask`, one
+    /// write per bit with the length kept in a register.
+    #[inline]
+    pub(crate) fn push_mask(&mut self, base: u32, mut mask: u64) {
+        let mut n = self.len;
+        while mask != 0 {
+            let t = mask.trailing_zeros();
+            mask &= mask - 1;
+            if let Some(slot) = self.buf.get_mut(n) {
+                *slot = Action::raw(base + t);
+            }
+            n += 1;
+        }
+        self.len = n.min(ACTION_LIST_CAPACITY);
+    }
+}
+
+/// The chance-outcome list: at most one outcome per kind of goods (C-3.1).
+pub type ChanceList = ArrayVec<ChanceOutcome<Action>, KINDS>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ids(l: &ActionList) -> Vec<u32> {
+        l.iter().map(|a| a.id()).collect()
+    }
+
+    #[test]
+    fn runs_masks_and_pushes() {
+        let mut l = ActionList::default();
+        assert!(l.is_empty());
+        for id in 100..103 {
+            l.push(Action::raw(id));
+        }
+        l.push(Action::END);
+        l.push_mask(200, 0b1011_0001);
+        l.push_mask(7, 0);
+        assert_eq!(ids(&l), [100, 101, 102, 8, 200, 204, 205, 207]);
+        l.push_shifted(4, 4, 10);
+        assert_eq!(ids(&l)[8..], [210, 214, 215, 217]);
+        l.push_shifted(0, 2, 5u32.wrapping_neg());
+        assert_eq!(ids(&l)[12..], [95, 96]);
+        l.clear();
+        l.push_block(17);
+        l.push_block_except(100, 0);
+        l.push_block_except(200, 20);
+        l.push_block_except(300, 48);
+        let v = ids(&l);
+        assert_eq!(v.len(), 49 + 3 * 48);
+        assert_eq!(v[..49], (17..66).collect::<Vec<_>>()[..]);
+        assert_eq!(v[49..97], (101..149).collect::<Vec<_>>()[..]);
+        assert_eq!(v[97..145], (200..249).filter(|&i| i != 220).collect::<Vec<_>>()[..]);
+        assert_eq!(v[145..], (300..348).collect::<Vec<_>>()[..]);
+        assert_eq!(format!("{l:?}").matches("Action(").count(), 49 + 3 * 48);
+        let copy = l.clone();
+        assert_eq!(copy, l);
+        l.clear();
+        assert!(l.is_empty());
+        assert_eq!(l.capacity(), ACTION_LIST_CAPACITY);
+    }
+
+    #[test]
+    fn never_grows_past_its_capacity() {
+        let mut l = ActionList::default();
+        for _ in 0..ACTION_LIST_CAPACITY / 48 + 2 {
+            l.push_block_except(17, 3);
+        }
+        assert_eq!(l.len(), ACTION_LIST_CAPACITY);
+        l.push(Action::END);
+        l.push_block(0);
+        l.push_mask(0, u64::MAX >> 15);
+        l.push_shifted(0, 40, 1);
+        assert_eq!(l.len(), ACTION_LIST_CAPACITY);
+        assert!(l.iter().all(|a| (17..66).contains(&a.id()) && a.id() != 20));
+    }
 
     #[test]
     fn every_id_round_trips_through_act_and_notation() {

@@ -1,11 +1,15 @@
-//! Squares, goods kinds, bitboards and the board layout (C-2).
+//! The geometry of the board (C-2): squares and their names, goods kinds
+//! (C-1.3), bitboards over the 49 squares with orthogonal adjacency (C-2,
+//! C-5.3 chains), and [`NotationError`], the error of parsing a name. The
+//! layout of cities and numbered spaces is configuration data
+//! ([`crate::Board`], in `config`).
+//!
+//! This module is the crate's lowest layer: it uses no other module.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-
-use crate::error::{ConfigError, NotationError};
 
 /// The side of the square grid (C-2: 7×7).
 pub const SIDE: usize = 7;
@@ -15,6 +19,22 @@ pub const SQUARES: usize = SIDE * SIDE;
 pub const KINDS: usize = 8;
 /// The number of numbered spaces (C-2.2).
 pub const SPACES: usize = 8;
+
+/// A name (of an action, a square or a kind) that could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot parse {text:?}: {expected}")]
+pub struct NotationError {
+    /// The text given.
+    pub text: String,
+    /// What was expected.
+    pub expected: &'static str,
+}
+
+impl NotationError {
+    pub(crate) fn new(text: &str, expected: &'static str) -> Self {
+        NotationError { text: text.to_string(), expected }
+    }
+}
 
 /// Every square of the board as a bitboard (bits 0..49).
 pub(crate) const FULL: u64 = (1u64 << SQUARES) - 1;
@@ -228,88 +248,6 @@ impl FromStr for Kind {
 /// The full cube count per kind (C-1.3): `[3, 3, 3, 3, 9, 9, 9, 9]`, 48 in all.
 pub const FULL_BAG: [u8; KINDS] = [3, 3, 3, 3, 9, 9, 9, 9];
 
-/// The board layout (C-2.4): which square is the city of each kind and which
-/// squares are the numbered spaces `1..=8`.
-///
-/// ```
-/// use caravan_core::{Board, Kind, Square};
-/// let board = Board::default();
-/// assert_eq!(board.city(Kind::R1), Square::new(0, 3).unwrap());
-/// assert_eq!(board.space(3), Some(Square::new(1, 4).unwrap()));
-/// assert!(board.validate().is_ok());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Board {
-    /// `cities[k]` is the square index (`row * 7 + col`) of the city that
-    /// wants kind `k` (C-2.1).
-    pub cities: [u8; KINDS],
-    /// `spaces[i]` is the square index of numbered space `i + 1` (C-2.2).
-    pub spaces: [u8; SPACES],
-}
-
-const fn sq(row: u8, col: u8) -> u8 {
-    row * SIDE as u8 + col
-}
-
-impl Default for Board {
-    /// The default layout of C-2.1/C-2.2.
-    fn default() -> Self {
-        Board {
-            // C-2.1: rare kinds at the edge cities, common at the central ones.
-            cities: [sq(0, 3), sq(3, 6), sq(6, 3), sq(3, 0), sq(2, 3), sq(3, 4), sq(4, 3), sq(3, 2)],
-            // C-2.2: numbered spaces in reading order.
-            spaces: [sq(0, 0), sq(0, 6), sq(1, 4), sq(2, 1), sq(4, 5), sq(5, 2), sq(6, 0), sq(6, 6)],
-        }
-    }
-}
-
-impl Board {
-    /// Checks the layout (C-2.4): every city and space on the grid, no two
-    /// of them on the same square (one city per kind by construction).
-    ///
-    /// # Errors
-    /// [`ConfigError::OffGrid`] or [`ConfigError::Overlap`].
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        // item i < 8: the city of kind i; i >= 8: numbered space i - 7
-        let what = |i: usize| match Kind::from_index(i as u8) {
-            Some(kind) => format!("city of {kind}"),
-            None => format!("numbered space {}", i - KINDS + 1),
-        };
-        let mut seen = 0u64;
-        for (i, &s) in self.cities.iter().chain(self.spaces.iter()).enumerate() {
-            if usize::from(s) >= SQUARES {
-                return Err(ConfigError::OffGrid { what: what(i), index: s });
-            }
-            if seen & (1u64 << s) != 0 {
-                return Err(ConfigError::Overlap { what: what(i), square: Square(s).to_string() });
-            }
-            seen |= 1u64 << s;
-        }
-        Ok(())
-    }
-
-    /// The city of `kind`.
-    pub fn city(&self, kind: Kind) -> Square {
-        Square(self.cities[kind as usize] % SQUARES as u8)
-    }
-
-    /// Numbered space `number` (`1..=8`), `None` for other numbers.
-    pub fn space(&self, number: u8) -> Option<Square> {
-        let i = usize::from(number).checked_sub(1)?;
-        self.spaces.get(i).map(|&s| Square(s % SQUARES as u8))
-    }
-
-    /// The kind whose city is `square`, if any.
-    pub fn city_kind(&self, square: Square) -> Option<Kind> {
-        (0..KINDS as u8).find(|&k| self.cities[usize::from(k)] == square.0).and_then(Kind::from_index)
-    }
-
-    /// The number (`1..=8`) of the numbered space at `square`, if any.
-    pub fn space_number(&self, square: Square) -> Option<u8> {
-        (0..SPACES as u8).find(|&i| self.spaces[usize::from(i)] == square.0).map(|i| i + 1)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,40 +262,6 @@ mod tests {
         assert_eq!(flood(a | diag, a), a);
         let below = Square::new(4, 6).unwrap().bit();
         assert_eq!(flood(a | below | diag, a), a | below | diag);
-    }
-
-    #[test]
-    fn c2_default_board_is_valid_and_symmetric() {
-        // C-2.1, C-2.2, C-2.4
-        let b = Board::default();
-        assert!(b.validate().is_ok());
-        let rot = |s: u8| {
-            let (r, c) = (s / 7, s % 7);
-            c * 7 + (6 - r)
-        };
-        let mut cities: Vec<u8> = b.cities.iter().map(|&s| rot(s)).collect();
-        cities.sort();
-        let mut orig = b.cities.to_vec();
-        orig.sort();
-        assert_eq!(cities, orig);
-        let mut spaces: Vec<u8> = b.spaces.iter().map(|&s| rot(s)).collect();
-        spaces.sort();
-        let mut orig = b.spaces.to_vec();
-        orig.sort();
-        assert_eq!(spaces, orig);
-        assert_eq!(b.space_number(Square::new(1, 4).unwrap()), Some(3));
-        assert_eq!(b.city_kind(Square::new(3, 2).unwrap()), Some(Kind::C4));
-    }
-
-    #[test]
-    fn c2_4_bad_layouts_are_config_errors() {
-        let mut b = Board::default();
-        b.spaces[2] = b.cities[0];
-        assert!(matches!(b.validate(), Err(ConfigError::Overlap { .. })));
-        let mut b = Board::default();
-        b.cities[5] = 49;
-        let e = b.validate().unwrap_err();
-        assert!(e.to_string().contains("city of C2"), "{e}");
     }
 
     #[test]

@@ -2,10 +2,11 @@
 
 use std::fmt::{self, Write as _};
 
-use boardgame_kit::{Game, Turn};
+use boardgame_kit::Turn;
 
-use crate::board::{KINDS, Kind, SIDE, SPACES, Square};
-use crate::state::{Caravan, Cargo, EndKind, allowance};
+use crate::board::{KINDS, Kind, SIDE, Square};
+use crate::rules::allowance;
+use crate::state::{Caravan, Cargo, EndKind};
 
 const CELL: usize = 9;
 
@@ -20,7 +21,7 @@ impl fmt::Display for Caravan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = usize::from(self.config.players);
         let board = &self.config.board;
-        match self.turn() {
+        match self.whose_turn() {
             Turn::Terminal => writeln!(
                 f,
                 "Caravan: game over after {} turns ({} end)",
@@ -131,14 +132,13 @@ impl fmt::Display for Caravan {
                 self.demand[p],
                 self.theft[p],
                 self.supply[p],
-                if self.turn() == Turn::Player(p) { "  <- to move" } else { "" }
+                if self.whose_turn() == Turn::Player(p) { "  <- to move" } else { "" }
             )?;
         }
         writeln!(
             f,
             "(@K city wanting K, #n numbered space [good, *markers]; camels: seat + . unladen, ^K good on top, vK good under)"
         )?;
-        let _ = SPACES;
         Ok(())
     }
 }

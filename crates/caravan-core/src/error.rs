@@ -1,50 +1,20 @@
-//! The typed errors of the engine.
+//! The typed errors of the engine: [`IllegalReason`] (why an action is not
+//! legal now), [`SetupError`] (why a hand-made position cannot occur,
+//! C-11.2) and [`CaravanError`], every error of the engine; and the
+//! notation's `FromStr` for [`Action`], whose error is [`CaravanError`].
 
 use std::fmt;
+use std::str::FromStr;
 
-use crate::action::Action;
+use crate::action::{self, Action};
+use crate::board::NotationError;
+use crate::config::ConfigError;
 
-/// A configuration that breaks the rules (C-1, C-2.4, C-7.2).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
-    /// C-1.1: 2 to 4 players.
-    #[error("players must be between 2 and 4, got {0}")]
-    Players(u8),
-    /// C-1.2: 5 camels per player, or 6 in the introductory game.
-    #[error("camels per player must be 5 or 6 (introductory game), got {0}")]
-    Camels(u8),
-    /// C-7.2: the turn limit must allow at least one turn.
-    #[error("max_turns must be between 1 and {max}, got {found}")]
-    MaxTurns {
-        /// The configured value.
-        found: u32,
-        /// The largest accepted value.
-        max: u32,
-    },
-    /// C-2.4: a city or numbered space off the 7×7 grid.
-    #[error("{what} is at square index {index}, off the 7x7 grid (0..49)")]
-    OffGrid {
-        /// Which city or space.
-        what: String,
-        /// Its index.
-        index: u8,
-    },
-    /// C-2.4: two cities/spaces on one square.
-    #[error("{what} overlaps another city or numbered space at {square}")]
-    Overlap {
-        /// Which city or space.
-        what: String,
-        /// The square.
-        square: String,
-    },
-}
-
-/// A hand-made position ([`crate::CaravanSetup`]) that cannot occur.
+/// A hand-made position ([`crate::CaravanSetup`]) that cannot occur
+/// (C-11.2). An invalid configuration is not a `SetupError`: it is
+/// [`CaravanError::Config`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
-    /// The configuration is invalid.
-    #[error("invalid configuration: {0}")]
-    Config(#[from] ConfigError),
     /// C-1.3: the cubes of a kind do not add up.
     #[error("C-1.3: {kind} cubes must number {expected} (bag + lying + carried + delivered), found {found}")]
     Goods {
@@ -153,7 +123,7 @@ pub enum SetupError {
 
 /// Why an action is not legal in a state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Illegal {
+pub enum IllegalReason {
     /// The game is over.
     GameOver,
     /// A draw at a player's decision.
@@ -194,45 +164,33 @@ pub enum Illegal {
     OutOfSpace,
 }
 
-impl fmt::Display for Illegal {
+impl fmt::Display for IllegalReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Illegal::GameOver => "the game is over",
-            Illegal::NotChance => "draws happen only at chance nodes, and a player must act now",
-            Illegal::ChanceNode => "a good must be drawn from the bag first (chance node)",
-            Illegal::NotInBag => "the bag holds no cube of that kind",
-            Illegal::NoCamelAtSource => "C-5.1: you have no unladen camel on that square",
-            Illegal::SupplyEmpty => "C-5.1: all your camels are already on the board",
-            Illegal::SameSquare => "C-5.1: a camel must move to another square",
-            Illegal::NeedsTwoActions => "C-5.1: a move onto an occupied square costs 2 actions, only 1 is left",
-            Illegal::NoGoodLying => "C-5.2: no good lies on that numbered space",
-            Illegal::NoUnladenCamel => "C-5.2: you have no unladen camel on that numbered space",
-            Illegal::NoSuchGood => "C-5.3: none of your camels on that square carries such a good in that position",
-            Illegal::NoTarget => "C-5.3: you have no unladen camel on the target square",
-            Illegal::NoChain => "C-5.3: no chain of your camels links the source to the target square",
-            Illegal::TopSameSquare => "C-5.3: a good on top of a camel cannot move within its square",
-            Illegal::NoTheftMarker => "C-5.5: you hold no theft marker",
-            Illegal::BadVictim => "C-5.5: the victim must be another player of this game",
-            Illegal::NothingToSteal => "C-5.5: the victim has no camel on that square carrying such a good on top",
-            Illegal::NoThief => "C-5.5: you need an unladen camel on that square to steal",
-            Illegal::OutOfSpace => "the action does not exist in this configuration",
+            IllegalReason::GameOver => "the game is over",
+            IllegalReason::NotChance => "draws happen only at chance nodes, and a player must act now",
+            IllegalReason::ChanceNode => "a good must be drawn from the bag first (chance node)",
+            IllegalReason::NotInBag => "the bag holds no cube of that kind",
+            IllegalReason::NoCamelAtSource => "C-5.1: you have no unladen camel on that square",
+            IllegalReason::SupplyEmpty => "C-5.1: all your camels are already on the board",
+            IllegalReason::SameSquare => "C-5.1: a camel must move to another square",
+            IllegalReason::NeedsTwoActions => "C-5.1: a move onto an occupied square costs 2 actions, only 1 is left",
+            IllegalReason::NoGoodLying => "C-5.2: no good lies on that numbered space",
+            IllegalReason::NoUnladenCamel => "C-5.2: you have no unladen camel on that numbered space",
+            IllegalReason::NoSuchGood => {
+                "C-5.3: none of your camels on that square carries such a good in that position"
+            }
+            IllegalReason::NoTarget => "C-5.3: you have no unladen camel on the target square",
+            IllegalReason::NoChain => "C-5.3: no chain of your camels links the source to the target square",
+            IllegalReason::TopSameSquare => "C-5.3: a good on top of a camel cannot move within its square",
+            IllegalReason::NoTheftMarker => "C-5.5: you hold no theft marker",
+            IllegalReason::BadVictim => "C-5.5: the victim must be another player of this game",
+            IllegalReason::NothingToSteal => {
+                "C-5.5: the victim has no camel on that square carrying such a good on top"
+            }
+            IllegalReason::NoThief => "C-5.5: you need an unladen camel on that square to steal",
+            IllegalReason::OutOfSpace => "the action does not exist in this configuration",
         })
-    }
-}
-
-/// A notation (action, square, kind) that could not be parsed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("cannot parse {text:?}: {expected}")]
-pub struct NotationError {
-    /// The text given.
-    pub text: String,
-    /// What was expected.
-    pub expected: &'static str,
-}
-
-impl NotationError {
-    pub(crate) fn new(text: &str, expected: &'static str) -> Self {
-        NotationError { text: text.to_string(), expected }
     }
 }
 
@@ -251,7 +209,7 @@ pub enum CaravanError {
         /// The action.
         action: Action,
         /// Why not.
-        reason: Illegal,
+        reason: IllegalReason,
     },
     /// An id outside the action space.
     #[error("unknown action id {id} (the action space has {size} ids)")]
@@ -280,4 +238,18 @@ pub enum CaravanError {
         /// The tensor length.
         expected: usize,
     },
+}
+
+impl FromStr for Action {
+    type Err = CaravanError;
+    fn from_str(s: &str) -> Result<Action, CaravanError> {
+        Ok(action::parse(s)?)
+    }
+}
+
+impl TryFrom<String> for Action {
+    type Error = CaravanError;
+    fn try_from(s: String) -> Result<Action, CaravanError> {
+        s.parse()
+    }
 }

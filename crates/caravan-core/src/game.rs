@@ -1,20 +1,17 @@
-//! `impl boardgame_kit::Game for Caravan`.
+//! `impl boardgame_kit::Game for Caravan`: thin delegation to the modules
+//! that hold the rules (`rules`), the knowledge (`knowledge`), the
+//! observation (`observation`) and the action ids (`action`).
 
-use arrayvec::ArrayVec;
-use boardgame_kit::{ActionId, ChanceOutcome, Game, GameRng, Outcome, Seats, Turn, Viewer};
+use boardgame_kit::{ActionId, Game, GameRng, Outcome, Turn, Viewer};
 
-use crate::action::{Action, action_space};
-use crate::board::KINDS;
+use crate::action::{Action, ActionList, ChanceList, action_space};
 use crate::config::CaravanConfig;
 use crate::error::CaravanError;
-use crate::list::ActionList;
 use crate::observation::{CaravanObservation, TENSOR_LEN};
 use crate::state::Caravan;
 
-/// The chance-outcome list: at most one outcome per kind of goods.
-pub type ChanceList = ArrayVec<ChanceOutcome<Action>, KINDS>;
-
 impl Caravan {
+    /// `Ok` when `seat` plays in this game.
     fn seat(&self, seat: usize) -> Result<(), CaravanError> {
         if seat < usize::from(self.config.players) {
             Ok(())
@@ -50,13 +47,7 @@ impl Game for Caravan {
 
     #[inline]
     fn turn(&self) -> Turn {
-        if self.end.is_some() {
-            Turn::Terminal
-        } else if self.pending != 0 {
-            Turn::Chance
-        } else {
-            Turn::Player(self.to_move())
-        }
+        self.whose_turn()
     }
 
     #[inline]
@@ -65,15 +56,7 @@ impl Game for Caravan {
     }
 
     fn chance_outcomes(&self, out: &mut ChanceList) {
-        out.clear();
-        if self.end.is_none() && self.pending != 0 {
-            // C-3.1: each kind still in the bag, weighted by its cubes.
-            for k in 0..KINDS {
-                if self.bag[k] > 0 {
-                    out.push(ChanceOutcome { action: Action::raw(k as u32), weight: u32::from(self.bag[k]) });
-                }
-            }
-        }
+        self.chances(out);
     }
 
     fn validate(&self, action: Action) -> Result<(), CaravanError> {
@@ -86,18 +69,7 @@ impl Game for Caravan {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        self.end?;
-        // C-7.5: most points, then most goods delivered, else a draw.
-        let n = usize::from(self.config.players);
-        let key = |p: usize| (self.points(p), self.delivered_count(p));
-        let best = (0..n).map(key).max()?;
-        let mut seats = Seats::EMPTY;
-        for p in 0..n {
-            if key(p) == best {
-                seats = seats.with(p);
-            }
-        }
-        Some(if seats.len() == 1 { Outcome::Winner(seats.iter().next().unwrap_or(0)) } else { Outcome::Draw(seats) })
+        self.result()
     }
 
     fn score(&self, seat: usize) -> i32 {
@@ -109,8 +81,9 @@ impl Game for Caravan {
     }
 
     fn max_game_length(config: &CaravanConfig) -> usize {
-        // 48 draws at most (C-6.2), and at most 4 decisions per turn: each
-        // action costs at least 1 of the 4 allowed, `end` closes the turn.
+        // C-11.1: 48 draws at most (C-6.2), and at most 4 decisions per
+        // turn: each action costs at least 1 of the 4 allowed, `end` closes
+        // the turn.
         48 + 4 * config.max_turns as usize
     }
 
@@ -125,8 +98,7 @@ impl Game for Caravan {
 
     fn observation(&self, seat: usize) -> Result<CaravanObservation, CaravanError> {
         self.seat(seat)?;
-        // C-8: perfect information — the observation is the whole state.
-        Ok(CaravanObservation { observer: seat as u8, position: self.to_setup() })
+        Ok(self.observe(seat))
     }
 
     fn observation_tensor_shape(_: &CaravanConfig) -> Vec<usize> {
@@ -150,7 +122,6 @@ impl Game for Caravan {
 
     fn determinize(&self, observer: usize, _rng: &mut GameRng) -> Result<Caravan, CaravanError> {
         self.seat(observer)?;
-        // C-8.2: nothing is hidden, so the only consistent state is this one.
-        Ok(*self)
+        Ok(self.determinized())
     }
 }

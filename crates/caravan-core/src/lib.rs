@@ -54,6 +54,9 @@
 #![forbid(unsafe_code)]
 #![warn(clippy::missing_errors_doc, clippy::missing_panics_doc)]
 
+// The modules, each standing above the ones it uses (no import cycles):
+// board → config → action → error → state → knowledge → rules → setup →
+// observation → display → game → bot.
 mod action;
 mod board;
 mod bot;
@@ -61,18 +64,18 @@ mod config;
 mod display;
 mod error;
 mod game;
-mod list;
+mod knowledge;
 mod observation;
+mod rules;
 mod setup;
 mod state;
 
-pub use action::{Act, Action};
-pub use board::{Board, FULL_BAG, KINDS, Kind, SIDE, SPACES, SQUARES, Square};
+pub use action::{ACTION_LIST_CAPACITY, Act, Action, ActionList, ChanceList};
+pub use board::{FULL_BAG, KINDS, Kind, NotationError, SIDE, SPACES, SQUARES, Square};
 pub use bot::CaravanHeuristic;
-pub use config::{CaravanConfig, MAX_TURNS_LIMIT};
-pub use error::{CaravanError, ConfigError, Illegal, NotationError, SetupError};
-pub use game::ChanceList;
-pub use list::ActionList;
+pub use config::{Board, CaravanConfig, ConfigError, MAX_TURNS_LIMIT};
+pub use error::{CaravanError, IllegalReason, SetupError};
 pub use observation::{CaravanObservation, GLOBAL_SCALARS, PLANES, PLAYER_SCALARS, TENSOR_LEN};
+pub use rules::allowance;
 pub use setup::{CaravanSetup, PlacedCamel};
-pub use state::{ACTION_LIST_CAPACITY, Caravan, Cargo, EndKind, allowance};
+pub use state::{Caravan, Cargo, EndKind};

@@ -4,8 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board::{KINDS, SPACES, SQUARES};
+use crate::rules::allowance;
 use crate::setup::CaravanSetup;
-use crate::state::{Caravan, EndKind, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC, allowance};
+use crate::state::{Caravan, EndKind, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
 
 /// What a seat knows of a Caravan game: everything (C-8.1, C-8.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +36,12 @@ const P_CITY: usize = 29;
 const P_SPACE: usize = 37;
 
 impl Caravan {
+    /// The observation of `seat` (checked by the caller): the whole
+    /// position, since a seat knows everything (C-8.1, C-8.2; `knowledge`).
+    pub(crate) fn observe(&self, seat: usize) -> CaravanObservation {
+        CaravanObservation { observer: seat as u8, position: self.to_setup() }
+    }
+
     /// Writes the tensor of `seat` (checked by the caller) into `out`
     /// (length [`TENSOR_LEN`]). Players are in slots relative to the
     /// observer: slot `j` is seat `(seat + j) % players`.

@@ -1,15 +1,17 @@
 //! [`CaravanSetup`]: any position, turned into a playable [`Caravan`] only
-//! after validation.
+//! after validation (C-11.2); also the serde form of a state.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::board::{FULL_BAG, KINDS, Kind, SPACES, Square};
 use crate::config::CaravanConfig;
-use crate::error::SetupError;
-use crate::state::{Caravan, Cargo, EndKind, MAX_CAMELS, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC, allowance};
+use crate::error::{CaravanError, SetupError};
+use crate::rules::allowance;
+use crate::state::{Caravan, Cargo, EndKind, MAX_CAMELS, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
 
 /// A camel on the board in a [`CaravanSetup`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlacedCamel {
     /// Its owner's seat.
     pub player: u8,
@@ -45,6 +47,7 @@ pub struct PlacedCamel {
 /// assert!(Caravan::from_setup(&bad).is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CaravanSetup {
     /// The configuration.
     pub config: CaravanConfig,
@@ -168,18 +171,24 @@ impl CaravanSetup {
 }
 
 impl Caravan {
-    /// The state of a hand-made position, after validating it.
+    /// The state of a hand-made position, after validating it (C-11.2).
     ///
     /// # Errors
-    /// A [`SetupError`] when the position cannot occur: an invalid
-    /// configuration; goods of a kind not adding up to 3 or 9 (C-1.3); too
+    /// [`CaravanError::Config`] when the configuration is invalid;
+    /// [`CaravanError::Setup`] with a [`SetupError`] when the position
+    /// cannot occur: goods of a kind not adding up to 3 or 9 (C-1.3); too
     /// many camels or camels of a seat not in the game (C-1.2); a good on
     /// top of a camel in its own city (C-5.4); theft markers not adding up
     /// (C-1.5); actions left outside the allowance (C-4.1); turn counters,
     /// pick count, pending draws or empty spaces that contradict C-6/C-7.
-    pub fn from_setup(setup: &CaravanSetup) -> Result<Caravan, SetupError> {
+    pub fn from_setup(setup: &CaravanSetup) -> Result<Caravan, CaravanError> {
+        setup.config.validate().map_err(CaravanError::Config)?;
+        Caravan::check_setup(setup).map_err(CaravanError::Setup)
+    }
+
+    /// The checks of [`Caravan::from_setup`] once the configuration is valid.
+    fn check_setup(setup: &CaravanSetup) -> Result<Caravan, SetupError> {
         let config = setup.config;
-        config.validate()?;
         let players = config.players;
         let np = usize::from(players);
         let mut s = Caravan::blank(config);
@@ -350,9 +359,25 @@ impl Caravan {
 }
 
 impl TryFrom<CaravanSetup> for Caravan {
-    type Error = SetupError;
-    fn try_from(setup: CaravanSetup) -> Result<Caravan, SetupError> {
+    type Error = CaravanError;
+    fn try_from(setup: CaravanSetup) -> Result<Caravan, CaravanError> {
         Caravan::from_setup(&setup)
+    }
+}
+
+/// A state serializes as its [`CaravanSetup`].
+impl Serialize for Caravan {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_setup().serialize(serializer)
+    }
+}
+
+/// A state deserializes from a [`CaravanSetup`], validated by
+/// [`Caravan::from_setup`].
+impl<'de> Deserialize<'de> for Caravan {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Caravan, D::Error> {
+        let setup = CaravanSetup::deserialize(deserializer)?;
+        Caravan::from_setup(&setup).map_err(serde::de::Error::custom)
     }
 }
 

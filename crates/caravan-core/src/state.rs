@@ -1,22 +1,10 @@
-//! [`Caravan`]: the state of a game, its move generation and its transitions.
+//! [`Caravan`]: the data of a game (a plain `Copy` struct) and its
+//! read-only accessors. The rules that change it live in `rules`.
 
-use boardgame_kit::ActionBuffer;
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, END_ID, GOOD_BASE, MOVE_BASE, PICK_BASE, STEAL_BASE, SUPPLY_FROM};
-use crate::board::{Bits, FULL, KINDS, Kind, SPACES, SQUARES, Square, flood};
+use crate::board::{KINDS, Kind, SPACES, SQUARES, Square};
 use crate::config::CaravanConfig;
-use crate::error::Illegal;
-use crate::list::ActionList;
-use crate::setup::CaravanSetup;
-
-/// The capacity of [`crate::ActionList`], by the worst case of C-5:
-/// camel moves ≤ 49 (from the supply) + 5 × 48 (five board squares with an
-/// unladen camel while one camel is still in the supply; six camels on six
-/// squares give only 288) = 289; pick-ups ≤ 8; moves of goods ≤ 9 (L laden
-/// camels × at most 6 − L target squares); steals ≤ 18 (three opponents × six
-/// camels); `end` 1. Total 325, rounded up.
-pub const ACTION_LIST_CAPACITY: usize = 336;
 
 /// Seats of a game (C-1.1: at most 4).
 pub(crate) const MAX_PLAYERS: usize = 4;
@@ -94,10 +82,10 @@ impl Cargo {
 ///   consecutive passes and how the game ended.
 ///
 /// Build one with [`boardgame_kit::Game::new_game`] or from a hand-made
-/// position with [`Caravan::from_setup`]. Deserializing goes through the
+/// position with [`Caravan::from_setup`]. Its serde form is the
+/// [`crate::CaravanSetup`] of the position; deserializing goes through the
 /// same validation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "CaravanSetup", into = "CaravanSetup")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Caravan {
     pub(crate) config: CaravanConfig,
     pub(crate) camels: [[u16; MAX_CAMELS]; MAX_PLAYERS],
@@ -119,12 +107,6 @@ pub struct Caravan {
     pub(crate) pending: u8,
     pub(crate) passes: u8,
     pub(crate) end: Option<EndKind>,
-}
-
-/// C-4.1: the allowance of the `t`-th turn, `min(t + 1, 4)`.
-#[inline]
-pub const fn allowance(t: u32) -> u8 {
-    if t >= 3 { 4 } else { t as u8 + 1 }
 }
 
 impl Caravan {
@@ -164,16 +146,6 @@ impl Caravan {
         s
     }
 
-    /// The position of C-3 before its draws: camels in supply, a demand
-    /// marker on spaces 1, 2, 7 and 8 (C-3.2), the 8 setup draws pending
-    /// (C-3.1), seat 0 to move first with 1 action (C-3.3, C-4.1).
-    pub(crate) fn initial(config: CaravanConfig) -> Caravan {
-        let mut s = Caravan::blank(config);
-        s.space_markers = [1, 1, 0, 0, 0, 0, 1, 1]; // C-3.2
-        s.pending = 0xFF; // C-3.1
-        s
-    }
-
     /// Recomputes the bitboards and supply count of player `p` from its keys.
     #[inline]
     pub(crate) fn refresh(&mut self, p: usize) {
@@ -197,7 +169,7 @@ impl Caravan {
     /// Replaces one camel key `old` of player `p` by `new`, keeping the keys
     /// sorted and the bitboards in step.
     #[inline]
-    fn replace(&mut self, p: usize, old: u16, new: u16) {
+    pub(crate) fn replace(&mut self, p: usize, old: u16, new: u16) {
         let arr = &mut self.camels[p];
         if let Some(mut i) = arr.iter().position(|&k| k == old) {
             arr[i] = new;
@@ -337,327 +309,5 @@ impl Caravan {
             }
         }
         n
-    }
-
-    /// The score of `player` now (C-7.3, C-7.4).
-    pub fn points(&self, player: usize) -> i32 {
-        if player >= usize::from(self.config.players) {
-            return 0;
-        }
-        let mut s = i32::from(self.demand[player]);
-        for k in Kind::ALL {
-            s += i32::from(self.delivered[player][k as usize]) * k.points();
-        }
-        if self.config.held_penalty {
-            let h = self.held(player) as i32;
-            s -= h * (h - 1) / 2; // C-7.4, C-9.4: 0, 0, 1, 3, 6, 10, 15, …
-        }
-        s
-    }
-
-    /// The legal actions, written into `out` (see [`boardgame_kit::Game::legal_actions`]).
-    #[inline]
-    pub(crate) fn generate(&self, out: &mut ActionList) {
-        out.clear();
-        if self.end.is_some() {
-            return;
-        }
-        if self.pending != 0 {
-            for k in 0..KINDS {
-                if self.bag[k] > 0 {
-                    out.push(Action::raw(k as u32));
-                }
-            }
-            return;
-        }
-        let p = self.to_move();
-        let sq = SQUARES as u32;
-        // C-5.1: cost 1 to a free square, 2 to an occupied one. With two
-        // actions left every other square is a target: the ids of one source
-        // are then a block of 49 (48 from a square) consecutive ids.
-        let un = self.unladen[p];
-        if self.left >= 2 {
-            if self.supply[p] > 0 {
-                out.push_block(MOVE_BASE + SUPPLY_FROM * sq);
-            }
-            for s in Bits(un) {
-                out.push_block_except(MOVE_BASE + u32::from(s) * sq, u32::from(s));
-            }
-        } else {
-            // Every source has the same targets, the free squares (a source
-            // square is occupied): generate them once, then copy them with
-            // each other source's id offset.
-            let free = FULL & !self.occupied();
-            let start = out.len();
-            let mut first: Option<(u32, usize)> = None;
-            let sources = (self.supply[p] > 0).then_some(SUPPLY_FROM).into_iter().chain(Bits(un).map(u32::from));
-            for s in sources {
-                let base = MOVE_BASE + s * sq;
-                match first {
-                    None => {
-                        out.push_mask(base, free);
-                        first = Some((base, out.len() - start));
-                    }
-                    Some((b, count)) => out.push_shifted(start, count, base.wrapping_sub(b)),
-                }
-            }
-        }
-        // C-5.2
-        for i in 0..SPACES {
-            if self.lying[i] != 0 && un & (1u64 << (self.config.board.spaces[i] & 63)) != 0 {
-                out.push(Action::raw(PICK_BASE + i as u32));
-            }
-        }
-        // C-5.3: each distinct (square, good, position) of a laden camel.
-        let mine = self.occ[p];
-        let mut prev = NO_CAMEL;
-        let mut comp_loc = u16::MAX;
-        let mut comp = 0u64;
-        for &key in &self.camels[p] {
-            let loc = key >> 8;
-            if loc >= SUPPLY_LOC {
-                break;
-            }
-            let cargo = key & 0xFF;
-            if cargo == 0 || key == prev {
-                continue;
-            }
-            prev = key;
-            if loc != comp_loc {
-                comp = flood(mine, 1u64 << loc);
-                comp_loc = loc;
-            }
-            let under = cargo >= 9;
-            let kind = u32::from((cargo - 1) & 7);
-            let mut t = comp & un;
-            if !under {
-                t &= !(1u64 << loc); // a good on top cannot stay in its square
-            }
-            let base = GOOD_BASE + ((u32::from(loc) * KINDS as u32 + kind) * 2 + u32::from(under)) * sq;
-            out.push_mask(base, t);
-        }
-        // C-5.5
-        if self.theft[p] > 0 {
-            for q in 0..usize::from(self.config.players) {
-                if q == p || self.occ[q] & un == 0 {
-                    continue;
-                }
-                let mut prev = NO_CAMEL;
-                for &key in &self.camels[q] {
-                    let loc = key >> 8;
-                    if loc >= SUPPLY_LOC {
-                        break;
-                    }
-                    let cargo = key & 0xFF;
-                    if (1..=8).contains(&cargo) && key != prev && un & (1u64 << loc) != 0 {
-                        prev = key;
-                        out.push(Action::raw(
-                            STEAL_BASE + (q as u32 * sq + u32::from(loc)) * KINDS as u32 + u32::from(cargo - 1),
-                        ));
-                    }
-                }
-            }
-        }
-        out.push(Action::END);
-    }
-
-    /// Checks `action` against the rules, saying why it is illegal.
-    pub(crate) fn check(&self, action: Action) -> Result<(), Illegal> {
-        use crate::action::Act;
-        if self.end.is_some() {
-            return Err(Illegal::GameOver);
-        }
-        if action.id() >= crate::action::action_space(self.config.players) {
-            return Err(Illegal::OutOfSpace);
-        }
-        let act = action.act();
-        if self.pending != 0 {
-            return match act {
-                Act::Draw(k) if self.bag[k as usize] > 0 => Ok(()),
-                Act::Draw(_) => Err(Illegal::NotInBag),
-                _ => Err(Illegal::ChanceNode),
-            };
-        }
-        let p = self.to_move();
-        let un = self.unladen[p];
-        match act {
-            Act::Draw(_) => Err(Illegal::NotChance),
-            Act::End => Ok(()),
-            Act::Move { from, to } => {
-                match from {
-                    None if self.supply[p] == 0 => return Err(Illegal::SupplyEmpty),
-                    Some(s) if un & s.bit() == 0 => return Err(Illegal::NoCamelAtSource),
-                    Some(s) if s == to => return Err(Illegal::SameSquare),
-                    _ => {}
-                }
-                if self.left < 2 && self.occupied() & to.bit() != 0 {
-                    return Err(Illegal::NeedsTwoActions);
-                }
-                Ok(())
-            }
-            Act::Pick { space } => {
-                let i = usize::from(space.saturating_sub(1)) % SPACES;
-                if self.lying[i] == 0 {
-                    return Err(Illegal::NoGoodLying);
-                }
-                if un & (1u64 << (self.config.board.spaces[i] & 63)) == 0 {
-                    return Err(Illegal::NoUnladenCamel);
-                }
-                Ok(())
-            }
-            Act::Good { kind, under, from, to } => {
-                let cargo = if under { Cargo::Under(kind) } else { Cargo::Top(kind) };
-                let key = (u16::from(from.index()) << 8) | cargo.code();
-                if !self.camels[p].contains(&key) {
-                    return Err(Illegal::NoSuchGood);
-                }
-                if !under && from == to {
-                    return Err(Illegal::TopSameSquare);
-                }
-                if un & to.bit() == 0 {
-                    return Err(Illegal::NoTarget);
-                }
-                if flood(self.occ[p], from.bit()) & to.bit() == 0 {
-                    return Err(Illegal::NoChain);
-                }
-                Ok(())
-            }
-            Act::Steal { kind, square, victim } => {
-                let q = usize::from(victim);
-                if q == p || q >= usize::from(self.config.players) {
-                    return Err(Illegal::BadVictim);
-                }
-                if self.theft[p] == 0 {
-                    return Err(Illegal::NoTheftMarker);
-                }
-                let key = (u16::from(square.index()) << 8) | Cargo::Top(kind).code();
-                if !self.camels[q].contains(&key) {
-                    return Err(Illegal::NothingToSteal);
-                }
-                if un & square.bit() == 0 {
-                    return Err(Illegal::NoThief);
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// Plays a legal action (the rules' transitions, C-3..C-7).
-    #[inline]
-    pub(crate) fn play(&mut self, action: Action) {
-        let id = action.id();
-        let sq = SQUARES as u32;
-        let p = self.to_move();
-        if id < END_ID {
-            // C-3.1 / C-6.1: a draw onto the next pending space, in order.
-            let k = id as usize;
-            let i = self.pending.trailing_zeros() as usize % SPACES;
-            self.lying[i] = k as u8 + 1;
-            self.bag[k] = self.bag[k].saturating_sub(1);
-            self.bag_total = self.bag_total.saturating_sub(1);
-            self.pending &= self.pending.wrapping_sub(1);
-            if self.bag_total == 0 {
-                self.pending = 0; // C-6.2: an empty bag fills nothing more
-            }
-            return;
-        }
-        if id == END_ID {
-            // C-4.2, C-7.2: a pass is `end` as the turn's first action.
-            let pass = self.left == allowance(self.turn_index);
-            self.end_turn(pass);
-            return;
-        }
-        if id < MOVE_BASE {
-            // C-5.2
-            let i = (id - PICK_BASE) as usize % SPACES;
-            let s = u16::from(self.config.board.spaces[i]);
-            let kind = u16::from(self.lying[i].saturating_sub(1));
-            self.replace(p, s << 8, (s << 8) | (1 + kind));
-            self.lying[i] = 0;
-            self.demand[p] = self.demand[p].saturating_add(self.space_markers[i]);
-            self.space_markers[i] = 0;
-            self.left = self.left.saturating_sub(1);
-            if self.bag_total > 0 {
-                self.picks = self.picks.saturating_add(1);
-                if self.picks >= 4 {
-                    // C-6.1: markers on the goods still lying, then the empty
-                    // spaces wait for draws; the turn goes on afterwards (C-9.2).
-                    self.picks = 0;
-                    for j in 0..SPACES {
-                        if self.lying[j] != 0 {
-                            self.space_markers[j] = self.space_markers[j].saturating_add(1);
-                        } else {
-                            self.pending |= 1 << j;
-                        }
-                    }
-                }
-            }
-        } else if id < GOOD_BASE {
-            // C-5.1
-            let r = id - MOVE_BASE;
-            let from = (r / sq) as u16;
-            let to = (r % sq) as u16;
-            let cost = if self.occupied() & (1u64 << to) != 0 { 2 } else { 1 };
-            self.replace(p, from << 8, to << 8);
-            self.left = self.left.saturating_sub(cost);
-        } else if id < STEAL_BASE {
-            // C-5.3, C-5.4
-            let r = id - GOOD_BASE;
-            let to = (r % sq) as u16;
-            let r = r / sq;
-            let under = r & 1;
-            let kind = (r >> 1) % KINDS as u32;
-            let from = ((r >> 1) / KINDS as u32) as u16;
-            let cargo = if under == 1 { 9 + kind } else { 1 + kind } as u16;
-            self.replace(p, (from << 8) | cargo, from << 8);
-            self.left = self.left.saturating_sub(1);
-            if self.config.board.cities[kind as usize] == to as u8 {
-                self.delivered[p][kind as usize] = self.delivered[p][kind as usize].saturating_add(1);
-                if self.bag_total == 0 {
-                    self.finish(EndKind::Natural); // C-7.1, even mid-turn
-                    return;
-                }
-            } else {
-                self.replace(p, to << 8, (to << 8) | (1 + kind as u16));
-            }
-        } else {
-            // C-5.5
-            let r = id - STEAL_BASE;
-            let kind = (r % KINDS as u32) as u16;
-            let r = r / KINDS as u32;
-            let s = (r % sq) as u16;
-            let q = (r / sq) as usize % MAX_PLAYERS;
-            self.replace(q, (s << 8) | (1 + kind), s << 8);
-            self.replace(p, s << 8, (s << 8) | (9 + kind));
-            self.theft[p] = self.theft[p].saturating_sub(1);
-            self.theft[q] = self.theft[q].saturating_add(1);
-            self.left = self.left.saturating_sub(1);
-        }
-        if self.left == 0 {
-            self.end_turn(false); // C-4.2: no allowance left
-        }
-    }
-
-    /// Ends the current turn (C-4.2) and checks the guards of C-7.2.
-    fn end_turn(&mut self, pass: bool) {
-        if pass && self.turn_index >= 4 {
-            self.passes = self.passes.saturating_add(1);
-        } else {
-            self.passes = 0;
-        }
-        self.turn_index = self.turn_index.saturating_add(1);
-        if self.passes >= self.config.players {
-            self.finish(EndKind::Passes);
-        } else if self.turn_index >= self.config.max_turns {
-            self.finish(EndKind::MaxTurns);
-        } else {
-            self.left = allowance(self.turn_index); // C-4.1
-        }
-    }
-
-    fn finish(&mut self, kind: EndKind) {
-        self.end = Some(kind);
-        self.left = 0;
-        self.pending = 0;
     }
 }

@@ -5,12 +5,12 @@ mod common;
 
 use boardgame_kit::{Game, GameRng, Outcome, Seats, Turn};
 use caravan_core::{
-    Act, Action, Board, Caravan, CaravanConfig, CaravanError, CaravanSetup, Cargo, EndKind, FULL_BAG, Illegal, Kind,
-    SetupError, TENSOR_LEN,
+    Act, Action, Board, Caravan, CaravanConfig, CaravanError, CaravanSetup, Cargo, ConfigError, EndKind, FULL_BAG,
+    IllegalReason, Kind, SetupError, TENSOR_LEN,
 };
 use common::*;
 
-fn illegal(s: &Caravan, a: &str) -> Illegal {
+fn illegal(s: &Caravan, a: &str) -> IllegalReason {
     match s.validate(act(a)) {
         Err(CaravanError::Illegal { reason, .. }) => {
             let mut c = *s;
@@ -27,6 +27,15 @@ fn is_legal(s: &Caravan, a: &str) -> bool {
     let listed = legal(s).contains(&act(a));
     assert_eq!(listed, s.validate(act(a)).is_ok(), "{a}: list and validate disagree");
     listed
+}
+
+/// The position problem `Caravan::from_setup` reports (panics on anything
+/// else, a configuration problem included).
+fn setup_error(setup: &CaravanSetup) -> Result<Caravan, SetupError> {
+    Caravan::from_setup(setup).map_err(|e| match e {
+        CaravanError::Setup(e) => e,
+        other => panic!("expected a position error, got {other:?}"),
+    })
 }
 
 fn cargo_at(s: &Caravan, p: usize, square: &str) -> Vec<Cargo> {
@@ -59,7 +68,7 @@ fn c1_2_camels_start_in_supply_five_or_six() {
     for c in ["a2", "b2", "c2", "d2", "e3", "f3"] {
         setup = setup.camel(0, sq(c), Cargo::Empty);
     }
-    assert!(matches!(Caravan::from_setup(&setup), Err(SetupError::Camels { player: 0, found: 6, max: 5 })));
+    assert!(matches!(setup_error(&setup), Err(SetupError::Camels { player: 0, found: 6, max: 5 })));
 }
 
 #[test]
@@ -71,11 +80,14 @@ fn c1_3_forty_eight_goods_accounted_for() {
     let mut setup = base(cfg(3), 4, 4);
     setup.bag[Kind::R2 as usize] -= 1;
     let e = Caravan::from_setup(&setup).unwrap_err();
-    assert_eq!(e.to_string(), "C-1.3: R2 cubes must number 3 (bag + lying + carried + delivered), found 2");
+    assert_eq!(
+        e.to_string(),
+        "invalid position: C-1.3: R2 cubes must number 3 (bag + lying + carried + delivered), found 2"
+    );
     let setup = base(cfg(3), 4, 4).camel(1, sq("f3"), Cargo::Top(Kind::C1));
     let mut bad = setup.clone();
     bad.bag[Kind::C1 as usize] += 1;
-    assert!(matches!(Caravan::from_setup(&bad), Err(SetupError::Goods { .. })));
+    assert!(matches!(setup_error(&bad), Err(SetupError::Goods { .. })));
     assert!(Caravan::from_setup(&setup).is_ok());
 }
 
@@ -96,7 +108,7 @@ fn c1_5_one_theft_marker_each() {
     assert!((0..4).all(|p| s.theft_markers(p) == 1));
     let mut setup = base(cfg(3), 4, 4);
     setup.theft_markers = [2, 1, 1, 0];
-    assert_eq!(Caravan::from_setup(&setup).unwrap_err(), SetupError::TheftMarkers { found: 4, expected: 3 });
+    assert_eq!(setup_error(&setup).unwrap_err(), SetupError::TheftMarkers { found: 4, expected: 3 });
 }
 
 // ---------------------------------------------------------------- C-2
@@ -176,15 +188,15 @@ fn c3_1_setup_draws_are_chance_nodes_weighted_by_the_bag() {
     assert_eq!(s.bag()[Kind::R1 as usize], 0);
     assert_eq!(s.turn(), Turn::Player(0));
     assert_eq!(s.bag_len(), 40);
-    assert_eq!(illegal(&s, "draw C1"), Illegal::NotChance);
+    assert_eq!(illegal(&s, "draw C1"), IllegalReason::NotChance);
     let mut s2 = Caravan::new_game(&cfg(3)).unwrap();
     for _ in 0..3 {
         play(&mut s2, "draw R1");
     }
     s2.chance_outcomes(&mut chances);
     assert!(chances.iter().all(|o| o.action != act("draw R1")));
-    assert_eq!(illegal(&s2, "draw R1"), Illegal::NotInBag);
-    assert_eq!(illegal(&s2, "end"), Illegal::ChanceNode);
+    assert_eq!(illegal(&s2, "draw R1"), IllegalReason::NotInBag);
+    assert_eq!(illegal(&s2, "end"), IllegalReason::ChanceNode);
 }
 
 #[test]
@@ -259,8 +271,8 @@ fn c5_1_cost_one_to_free_square_two_to_occupied() {
     play(&mut s, "move supply->f3"); // occupied by an opponent
     assert_eq!(s.actions_left(), 1);
     // own camels occupy too: with 1 left, no move onto b2, c2 or f3
-    assert_eq!(illegal(&s, "move supply->b2"), Illegal::NeedsTwoActions);
-    assert_eq!(illegal(&s, "move c2->f3"), Illegal::NeedsTwoActions);
+    assert_eq!(illegal(&s, "move supply->b2"), IllegalReason::NeedsTwoActions);
+    assert_eq!(illegal(&s, "move c2->f3"), IllegalReason::NeedsTwoActions);
     assert!(is_legal(&s, "move c2->g6")); // no adjacency needed
     let e = s.validate(act("move supply->b2")).unwrap_err();
     assert_eq!(
@@ -285,11 +297,11 @@ fn c5_1_only_unladen_camels_of_yours_move_to_another_square() {
         .camel(0, sq("e6"), Cargo::Empty)
         .camel(1, sq("f3"), Cargo::Empty);
     let s = game(&setup);
-    assert_eq!(illegal(&s, "move b2->b1"), Illegal::NoCamelAtSource); // laden
-    assert_eq!(illegal(&s, "move c2->b1"), Illegal::NoCamelAtSource); // laden (under)
-    assert_eq!(illegal(&s, "move f3->b1"), Illegal::NoCamelAtSource); // not yours
-    assert_eq!(illegal(&s, "move e3->e3"), Illegal::SameSquare);
-    assert_eq!(illegal(&s, "move supply->b1"), Illegal::SupplyEmpty);
+    assert_eq!(illegal(&s, "move b2->b1"), IllegalReason::NoCamelAtSource); // laden
+    assert_eq!(illegal(&s, "move c2->b1"), IllegalReason::NoCamelAtSource); // laden (under)
+    assert_eq!(illegal(&s, "move f3->b1"), IllegalReason::NoCamelAtSource); // not yours
+    assert_eq!(illegal(&s, "move e3->e3"), IllegalReason::SameSquare);
+    assert_eq!(illegal(&s, "move supply->b1"), IllegalReason::SupplyEmpty);
     assert!(is_legal(&s, "move e3->b1"));
     // exactly 3 sources × 48 targets of camel moves
     let moves = legal(&s).iter().filter(|a| matches!(a.act(), Act::Move { .. })).count();
@@ -306,9 +318,9 @@ fn c5_2_pick_up_takes_the_good_and_the_markers() {
         Cargo::Empty,
     );
     let mut s = game(&setup);
-    assert_eq!(illegal(&s, "pick 2"), Illegal::NoUnladenCamel); // only laden
-    assert_eq!(illegal(&s, "pick 3"), Illegal::NoUnladenCamel); // not yours
-    assert_eq!(illegal(&s, "pick 4"), Illegal::NoUnladenCamel); // no camel
+    assert_eq!(illegal(&s, "pick 2"), IllegalReason::NoUnladenCamel); // only laden
+    assert_eq!(illegal(&s, "pick 3"), IllegalReason::NoUnladenCamel); // not yours
+    assert_eq!(illegal(&s, "pick 4"), IllegalReason::NoUnladenCamel); // no camel
     play(&mut s, "pick 1");
     assert_eq!(cargo_at(&s, 0, "a1"), [Cargo::Top(Kind::C1)]);
     assert_eq!(s.lying(1), None);
@@ -316,7 +328,7 @@ fn c5_2_pick_up_takes_the_good_and_the_markers() {
     assert_eq!(s.actions_left(), 3);
     assert_eq!(s.picks_since_refill(), 1);
     assert_eq!(s.delivered_count(0), 0); // never a delivery
-    assert_eq!(illegal(&s, "pick 1"), Illegal::NoGoodLying);
+    assert_eq!(illegal(&s, "pick 1"), IllegalReason::NoGoodLying);
 }
 
 // ---------------------------------------------------------------- C-5.3
@@ -333,10 +345,10 @@ fn c5_3_a_chain_passes_through_a_laden_camel() {
     let goods: Vec<String> =
         legal(&s).iter().filter(|a| matches!(a.act(), Act::Good { .. })).map(|a| a.to_string()).collect();
     assert_eq!(goods, ["good C1 f2=>f4", "good C2 f3=>f4"]);
-    assert_eq!(illegal(&s, "good C1 f2=>f3"), Illegal::NoTarget); // laden target
+    assert_eq!(illegal(&s, "good C1 f2=>f3"), IllegalReason::NoTarget); // laden target
     // an opponent's camel is no link
-    assert_eq!(illegal(&s, "good C1 f2=>f6"), Illegal::NoChain);
-    assert_eq!(illegal(&s, "good C3 f2=>f4"), Illegal::NoSuchGood);
+    assert_eq!(illegal(&s, "good C1 f2=>f6"), IllegalReason::NoChain);
+    assert_eq!(illegal(&s, "good C3 f2=>f4"), IllegalReason::NoSuchGood);
     play(&mut s, "good C1 f2=>f4");
     assert_eq!(cargo_at(&s, 0, "f2"), [Cargo::Empty]);
     assert_eq!(cargo_at(&s, 0, "f4"), [Cargo::Top(Kind::C1)]);
@@ -352,7 +364,7 @@ fn c5_3_a_good_under_may_move_within_its_square_one_on_top_may_not() {
         .camel(0, sq("c5"), Cargo::Empty);
     let mut s = game(&setup);
     assert!(is_legal(&s, "good C4 under b2=>b2"));
-    assert_eq!(illegal(&s, "good C3 c5=>c5"), Illegal::TopSameSquare);
+    assert_eq!(illegal(&s, "good C3 c5=>c5"), IllegalReason::TopSameSquare);
     play(&mut s, "good C4 under b2=>b2");
     // the good is on top of a camel now, the other camel is free
     let mut at = cargo_at(&s, 0, "b2");
@@ -361,7 +373,7 @@ fn c5_3_a_good_under_may_move_within_its_square_one_on_top_may_not() {
     // (decision) the target is another unladen camel: alone on its square
     // an under good cannot turn over onto its own camel
     let alone = base(cfg(2), 4, 4).camel(0, sq("b2"), Cargo::Under(Kind::C4));
-    assert_eq!(illegal(&game(&alone), "good C4 under b2=>b2"), Illegal::NoTarget);
+    assert_eq!(illegal(&game(&alone), "good C4 under b2=>b2"), IllegalReason::NoTarget);
 }
 
 // ---------------------------------------------------------------- C-5.4
@@ -398,8 +410,8 @@ fn c5_5_steal_moves_a_good_on_top_under_an_unladen_thief() {
         Cargo::Empty,
     );
     let mut s = game(&setup);
-    assert_eq!(illegal(&s, "steal C1 f3 from P0"), Illegal::BadVictim);
-    assert_eq!(illegal(&s, "steal C1 f3 from P2"), Illegal::NothingToSteal);
+    assert_eq!(illegal(&s, "steal C1 f3 from P0"), IllegalReason::BadVictim);
+    assert_eq!(illegal(&s, "steal C1 f3 from P2"), IllegalReason::NothingToSteal);
     play(&mut s, "steal C1 f3 from P1");
     assert_eq!(cargo_at(&s, 0, "f3"), [Cargo::Under(Kind::C1)]);
     assert_eq!(cargo_at(&s, 1, "f3"), [Cargo::Empty]);
@@ -410,18 +422,18 @@ fn c5_5_steal_moves_a_good_on_top_under_an_unladen_thief() {
     // take it back though it holds two markers and an unladen camel there
     play(&mut s, "end");
     assert_eq!(s.turn(), Turn::Player(1));
-    assert_eq!(illegal(&s, "steal C1 f3 from P0"), Illegal::NothingToSteal);
+    assert_eq!(illegal(&s, "steal C1 f3 from P0"), IllegalReason::NothingToSteal);
 }
 
 #[test]
 fn c5_5_needs_a_marker_and_an_unladen_thief() {
     let mut setup = base(cfg(2), 4, 4).camel(0, sq("f3"), Cargo::Empty).camel(1, sq("f3"), Cargo::Top(Kind::C1));
     setup.theft_markers = [0, 2, 0, 0];
-    assert_eq!(illegal(&game(&setup), "steal C1 f3 from P1"), Illegal::NoTheftMarker);
+    assert_eq!(illegal(&game(&setup), "steal C1 f3 from P1"), IllegalReason::NoTheftMarker);
     let laden = base(cfg(2), 4, 4).camel(0, sq("f3"), Cargo::Top(Kind::C2)).camel(1, sq("f3"), Cargo::Top(Kind::C1));
-    assert_eq!(illegal(&game(&laden), "steal C1 f3 from P1"), Illegal::NoThief);
+    assert_eq!(illegal(&game(&laden), "steal C1 f3 from P1"), IllegalReason::NoThief);
     let elsewhere = base(cfg(2), 4, 4).camel(0, sq("f4"), Cargo::Empty).camel(1, sq("f3"), Cargo::Top(Kind::C1));
-    assert_eq!(illegal(&game(&elsewhere), "steal C1 f3 from P1"), Illegal::NoThief);
+    assert_eq!(illegal(&game(&elsewhere), "steal C1 f3 from P1"), IllegalReason::NoThief);
 }
 
 #[test]
@@ -556,7 +568,7 @@ fn c7_1_the_first_delivery_after_the_bag_empties_ends_the_game_mid_turn() {
     assert_eq!(s.turn(), Turn::Terminal);
     assert_eq!(s.end_kind(), Some(EndKind::Natural));
     assert!(s.outcome().is_some());
-    assert_eq!(illegal(&s, "end"), Illegal::GameOver);
+    assert_eq!(illegal(&s, "end"), IllegalReason::GameOver);
     assert!(legal(&s).is_empty());
 }
 
@@ -746,33 +758,151 @@ fn display_shows_board_camels_goods_scores_and_turn() {
     }
 }
 
+/// C-11.2: every clause of what a hand-made position must satisfy is
+/// checked, with an error that says which (the goods, camel and theft-marker
+/// clauses are in the C-1 tests above).
 #[test]
-fn setup_errors_say_why() {
+fn c11_2_setup_errors_say_why() {
     let mut s = base(cfg(2), 4, 4);
     s.actions_left = 0;
-    assert_eq!(Caravan::from_setup(&s).unwrap_err().to_string(), "C-4.1: turn 4 allows 1..=4 actions left, got 0");
+    assert_eq!(
+        Caravan::from_setup(&s).unwrap_err().to_string(),
+        "invalid position: C-4.1: turn 4 allows 1..=4 actions left, got 0"
+    );
     let s = base(cfg(2), 1, 3);
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::ActionsLeft { .. })));
+    assert!(matches!(setup_error(&s), Err(SetupError::ActionsLeft { .. })));
     let s = base(cfg(2), 4, 4).camel(2, sq("b2"), Cargo::Empty);
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::CamelOwner { .. })));
+    assert!(matches!(setup_error(&s), Err(SetupError::CamelOwner { .. })));
     let s = base(cfg(2), 4, 4).camel(0, sq("d3"), Cargo::Top(Kind::C1));
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::Undelivered { .. })));
+    assert!(matches!(setup_error(&s), Err(SetupError::Undelivered { .. })));
     let s = base(cfg(2), 4, 4).clear_space(2);
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::EmptySpaces { .. })));
+    assert!(matches!(setup_error(&s), Err(SetupError::EmptySpaces { .. })));
     let mut s = base(cfg(2), 4, 4);
     s.pending_draws = 1;
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::Pending(_))));
+    assert!(matches!(setup_error(&s), Err(SetupError::Pending(_))));
     let mut s = base(cfg(2), 4, 4);
     s.end = Some(EndKind::Natural);
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::NaturalEnd(_))));
+    assert!(matches!(setup_error(&s), Err(SetupError::NaturalEnd(_))));
     let mut s = base(cfg(2), 4, 4);
     s.passes = 2;
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::Passes { .. })));
+    assert!(matches!(setup_error(&s), Err(SetupError::Passes { .. })));
     let mut s = base(cfg(2), 4, 4);
     s.demand_markers[3] = 1;
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::AbsentPlayer { .. })));
+    assert!(matches!(setup_error(&s), Err(SetupError::AbsentPlayer { .. })));
     let s = base(cfg(2), 400, 4);
-    assert!(matches!(Caravan::from_setup(&s), Err(SetupError::TurnIndex { .. })));
+    assert!(matches!(setup_error(&s), Err(SetupError::TurnIndex { .. })));
+    // picks since the refill in 0..=3: four emptied spaces and a count of 4
+    let mut s = base(cfg(2), 4, 4).clear_space(1).clear_space(2).clear_space(3).clear_space(4);
+    s.picks_since_refill = 4;
+    assert_eq!(setup_error(&s), Err(SetupError::Picks(4)));
+    s.picks_since_refill = 3;
+    assert!(matches!(setup_error(&s), Err(SetupError::EmptySpaces { empty: 4, expected: 3, .. })));
+    // pending draws: only with the pick count at 0, and no more than the bag holds
+    let mut s = base(cfg(2), 4, 4).clear_space(1);
+    s.picks_since_refill = 1;
+    assert!(game(&s).pending_draws() == 0);
+    s.pending_draws = 1;
+    assert!(matches!(setup_error(&s), Err(SetupError::Pending(m)) if m.contains("pick count")));
+    s.picks_since_refill = 0;
+    assert_eq!(game(&s).pending_draws(), 1);
+    let mut s = base(cfg(2), 4, 4).clear_space(1).clear_space(2).empty_bag_into(0);
+    s.bag[Kind::C1 as usize] = 2;
+    s.delivered[0][Kind::C1 as usize] -= 2;
+    s.pending_draws = 0b11;
+    assert_eq!(game(&s).pending_draws(), 0b11);
+    s.bag[Kind::C1 as usize] = 1;
+    s.delivered[0][Kind::C1 as usize] += 1;
+    assert!(matches!(setup_error(&s), Err(SetupError::Pending(m)) if m.contains("more draws")));
+}
+
+#[test]
+fn c11_1_max_game_length_is_48_draws_and_4_decisions_a_turn() {
+    for max_turns in [1, 7, 400, 1_000_000] {
+        let c = CaravanConfig { max_turns, ..cfg(2) };
+        assert_eq!(Caravan::max_game_length(&c), 48 + 4 * max_turns as usize);
+    }
+    for max_turns in [0, 1_000_001] {
+        let e = Caravan::new_game(&CaravanConfig { max_turns, ..cfg(2) }).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("invalid configuration: max_turns must be between 1 and 1000000, got {max_turns}")
+        );
+    }
+    // Turns of cost-1 actions only: the 8 setup draws, then turns of 1, 2, 3
+    // and 4 placements on free squares (6 camels each, so the supply lasts).
+    let mut s = Caravan::new_game(&CaravanConfig { max_turns: 4, camels: 6, ..cfg(2) }).unwrap();
+    let mut steps = 0;
+    let mut rng = GameRng::new(5);
+    let mut chances = <Caravan as Game>::ChanceList::default();
+    while !s.is_terminal() {
+        let a = match s.turn() {
+            Turn::Chance => boardgame_kit::sample_chance(&s, &mut rng, &mut chances).unwrap(),
+            // a cost-1 placement on a free square
+            _ => {
+                let occupied: Vec<_> = (0..2).flat_map(|p| s.camels_on_board(p).map(|(q, _)| q)).collect();
+                *legal(&s)
+                    .iter()
+                    .find(|a| matches!(a.act(), Act::Move { from: None, to } if !occupied.contains(&to)))
+                    .unwrap()
+            }
+        };
+        s.apply(a).unwrap();
+        steps += 1;
+    }
+    assert_eq!(steps, 8 + (1 + 2 + 3 + 4));
+    assert!(steps <= Caravan::max_game_length(s.config()));
+}
+
+#[test]
+fn c11_3_the_biased_driver_ends_naturally_after_ten_refills_in_60_to_80_turns() {
+    for players in 2u8..=4 {
+        let mut turns = Vec::new();
+        for seed in 0..6u64 {
+            let config = CaravanConfig { players, max_turns: 2000, ..CaravanConfig::default() };
+            let g = biased_game(config, seed, false);
+            assert_eq!((g.refills, g.state.end_kind()), (10, Some(EndKind::Natural)), "{players}p seed {seed}");
+            turns.push(g.state.turns_played());
+        }
+        let mean = turns.iter().sum::<u32>() as f64 / turns.len() as f64;
+        assert!((60.0..=80.0).contains(&mean), "{players} players: {turns:?}");
+        assert!(turns.iter().all(|t| (45..=95).contains(t)), "{players} players: {turns:?}");
+    }
+}
+
+#[test]
+fn c7_1_turns_played_counts_the_turn_a_natural_end_cuts_short() {
+    let config = CaravanConfig { players: 3, max_turns: 2000, ..CaravanConfig::default() };
+    let g = biased_game(config, 4, false);
+    assert_eq!(g.state.end_kind(), Some(EndKind::Natural));
+    assert_eq!(g.state.turns_played(), g.state.turn_index() + 1);
+    // the guard ends after whole turns: nothing is added
+    let mut s = Caravan::new_game(&CaravanConfig { max_turns: 5, ..cfg(2) }).unwrap();
+    let mut rng = GameRng::new(1);
+    let mut chances = <Caravan as Game>::ChanceList::default();
+    while !s.is_terminal() {
+        assert_eq!(s.turns_played(), s.turn_index());
+        let a = match s.turn() {
+            Turn::Chance => boardgame_kit::sample_chance(&s, &mut rng, &mut chances).unwrap(),
+            _ => Action::END,
+        };
+        s.apply(a).unwrap();
+    }
+    assert_eq!(s.end_kind(), Some(EndKind::MaxTurns));
+    assert_eq!((s.turns_played(), s.turn_index()), (5, 5));
+}
+
+#[test]
+fn c11_2_a_bad_config_in_a_setup_is_a_config_error_not_a_setup_error() {
+    let mut s = base(cfg(2), 4, 4);
+    s.config.players = 5;
+    assert_eq!(Caravan::from_setup(&s), Err(CaravanError::Config(ConfigError::Players(5))));
+    assert_eq!(
+        Caravan::from_setup(&s).unwrap_err().to_string(),
+        "invalid configuration: players must be between 2 and 4, got 5"
+    );
+    s.config.players = 2;
+    s.config.max_turns = 0;
+    assert!(matches!(Caravan::from_setup(&s), Err(CaravanError::Config(ConfigError::MaxTurns { .. }))));
 }
 
 #[test]
