@@ -107,8 +107,11 @@ fn pinned_game<A: Pinned>(make: &dyn Fn() -> A, stones: u8, seed: u64) -> String
     )
 }
 
+/// A named agent configuration: its name and how to make the agent.
+type Config<A> = (&'static str, Box<dyn Fn() -> A>);
+
 /// The agent configurations under test, by name.
-fn ismcts_configs() -> Vec<(&'static str, Box<dyn Fn() -> IsMctsAgent<HiddenNim>>)> {
+fn ismcts_configs() -> Vec<Config<IsMctsAgent<HiddenNim>>> {
     vec![
         ("default", Box::new(|| IsMctsAgent::with_iterations(64))),
         (
@@ -141,7 +144,7 @@ fn ismcts_configs() -> Vec<(&'static str, Box<dyn Fn() -> IsMctsAgent<HiddenNim>
     ]
 }
 
-fn flat_configs() -> Vec<(&'static str, Box<dyn Fn() -> FlatMcAgent<HiddenNim>>)> {
+fn flat_configs() -> Vec<Config<FlatMcAgent<HiddenNim>>> {
     vec![
         ("default", Box::new(|| FlatMcAgent::with_iterations(64))),
         (
