@@ -51,5 +51,6 @@ pub use game::{
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};
 pub use rng::GameRng;
 pub use search::{
-    Budget, EdgeStats, Evaluation, FlatMcAgent, IsMctsAgent, SearchStats, score_leader_returns, score_margin_returns,
+    Budget, EdgeStats, Evaluation, FlatMcAgent, IsMctsAgent, SearchSettings, SearchStats, score_leader_returns,
+    score_margin_returns,
 };

@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::rollout::{Evaluation, Rollout};
-use super::{Budget, BudgetClock, SearchStats, fallback_action};
+use super::{Budget, BudgetClock, Ledger, SearchSettings, SearchStats, fallback_action};
 use crate::{Agent, Game, GameRng};
 
 /// Flat Monte-Carlo over determinizations, generic over any [`Game`].
@@ -35,22 +35,21 @@ use crate::{Agent, Game, GameRng};
 /// assert_eq!(Agent::<HiddenNim>::name(&agent), "flatmc:100");
 /// ```
 pub struct FlatMcAgent<G: Game> {
-    budget: Budget,
+    settings: SearchSettings,
     rollout: Rollout<G>,
     list: G::ActionList,
     sums: Vec<f64>,
     counts: Vec<u32>,
     returns: Vec<f64>,
-    last: SearchStats,
-    total: SearchStats,
+    ledger: Ledger,
 }
 
 impl<G: Game> fmt::Debug for FlatMcAgent<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FlatMcAgent")
-            .field("budget", &self.budget)
+            .field("settings", &self.settings)
             .field("rollout", &self.rollout)
-            .field("last", &self.last)
+            .field("last", &self.ledger.last)
             .finish_non_exhaustive()
     }
 }
@@ -58,15 +57,20 @@ impl<G: Game> fmt::Debug for FlatMcAgent<G> {
 impl<G: Game> FlatMcAgent<G> {
     /// An agent with `budget` and uniform random rollouts to the end.
     pub fn new(budget: Budget) -> Self {
+        Self::with_settings(SearchSettings::new(budget))
+    }
+
+    /// An agent with `settings` (the tree settings are ignored) and uniform
+    /// random rollouts.
+    pub fn with_settings(settings: SearchSettings) -> Self {
         FlatMcAgent {
-            budget,
+            settings: settings.normalized(),
             rollout: Rollout::default(),
             list: G::ActionList::default(),
             sums: Vec::new(),
             counts: Vec::new(),
             returns: Vec::new(),
-            last: SearchStats::default(),
-            total: SearchStats::default(),
+            ledger: Ledger::default(),
         }
     }
 
@@ -82,35 +86,47 @@ impl<G: Game> FlatMcAgent<G> {
         Self::new(Budget::Time(duration))
     }
 
-    /// Sets the budget per move.
-    #[must_use]
-    pub fn budget(mut self, budget: Budget) -> Self {
-        self.budget = budget;
+    /// The settings.
+    pub fn settings(&self) -> &SearchSettings {
+        &self.settings
+    }
+
+    /// Replaces the settings (the rollout agent stays).
+    pub fn set_settings(&mut self, settings: SearchSettings) {
+        self.settings = settings.normalized();
+    }
+
+    /// Applies one of [`SearchSettings`]' setters.
+    fn map_settings(mut self, f: impl FnOnce(SearchSettings) -> SearchSettings) -> Self {
+        self.settings = f(std::mem::take(&mut self.settings));
         self
     }
 
-    /// Truncates rollouts after `depth` actions and scores the state with
-    /// [`score_leader_returns`](crate::score_leader_returns), as
-    /// [`IsMctsAgent::rollout_depth`](crate::IsMctsAgent::rollout_depth).
+    /// Sets the budget per move ([`SearchSettings::budget`]).
     #[must_use]
-    pub fn rollout_depth(mut self, depth: usize) -> Self {
-        self.rollout.depth = Some(depth);
-        self
+    pub fn budget(self, budget: Budget) -> Self {
+        self.map_settings(|s| s.budget(budget))
+    }
+
+    /// Truncates rollouts after `depth` actions and scores the state with
+    /// the [`evaluation`](Self::evaluation)
+    /// ([`SearchSettings::rollout_depth`]).
+    #[must_use]
+    pub fn rollout_depth(self, depth: usize) -> Self {
+        self.map_settings(|s| s.rollout_depth(depth))
     }
 
     /// How rollouts cut short by [`FlatMcAgent::rollout_depth`] are scored
     /// (default [`Evaluation::LeaderShare`]).
     #[must_use]
-    pub fn evaluation(mut self, evaluation: Evaluation) -> Self {
-        self.rollout.evaluation = evaluation;
-        self
+    pub fn evaluation(self, evaluation: Evaluation) -> Self {
+        self.map_settings(|s| s.evaluation(evaluation))
     }
 
     /// Plays rollouts to the end of the game (the default).
     #[must_use]
-    pub fn rollout_to_end(mut self) -> Self {
-        self.rollout.depth = None;
-        self
+    pub fn rollout_to_end(self) -> Self {
+        self.map_settings(SearchSettings::rollout_to_end)
     }
 
     /// Uses `agent` instead of uniform random moves in rollouts, as
@@ -123,23 +139,23 @@ impl<G: Game> FlatMcAgent<G> {
 
     /// The budget per move.
     pub fn current_budget(&self) -> Budget {
-        self.budget
+        self.settings.budget
     }
 
     /// What the last call of [`Agent::act`] did.
     pub fn last_search(&self) -> SearchStats {
-        self.last
+        self.ledger.last
     }
 
     /// Statistics summed over every search since creation (or
     /// [`FlatMcAgent::clear_stats`]).
     pub fn total_stats(&self) -> SearchStats {
-        self.total
+        self.ledger.total
     }
 
     /// Zeroes [`FlatMcAgent::total_stats`].
     pub fn clear_stats(&mut self) {
-        self.total = SearchStats::default();
+        self.ledger.clear();
     }
 
     /// The legal actions of the last search with their rollout counts and
@@ -156,7 +172,7 @@ impl<G: Game> FlatMcAgent<G> {
 impl<G: Game> Agent<G> for FlatMcAgent<G> {
     /// `flatmc:<budget>`, e.g. `flatmc:1000`.
     fn name(&self) -> String {
-        format!("flatmc:{}", self.budget)
+        format!("flatmc:{}", self.settings.budget)
     }
 
     /// Evaluates every legal action of `seat` by rollouts within the budget
@@ -166,7 +182,7 @@ impl<G: Game> Agent<G> for FlatMcAgent<G> {
     /// Only if called where `seat` has no legal action **and** the game's
     /// action space is empty.
     fn act(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> G::Action {
-        self.last = SearchStats::default();
+        self.ledger.begin();
         state.legal_actions(&mut self.list);
         let k = self.list.len();
         self.sums.clear();
@@ -178,7 +194,7 @@ impl<G: Game> Agent<G> for FlatMcAgent<G> {
         }
         self.returns.clear();
         self.returns.resize(state.num_players().max(1), 0.0);
-        let mut clock = BudgetClock::start(self.budget);
+        let mut clock = BudgetClock::start(self.settings.budget);
         'rounds: while clock.more() {
             let Ok(determinized) = state.determinize(seat, rng) else {
                 break;
@@ -193,13 +209,12 @@ impl<G: Game> Agent<G> for FlatMcAgent<G> {
                 if s.apply(a).is_err() {
                     continue; // not legal in this determinization (faulty engine)
                 }
-                self.rollout.run(&mut s, rng, &mut self.returns);
+                self.rollout.run(&self.settings, &mut s, rng, &mut self.returns);
                 self.sums[i] += self.returns.get(seat).copied().unwrap_or(0.0);
                 self.counts[i] += 1;
             }
         }
-        self.last = SearchStats { searches: 1, iterations: clock.done(), nodes: 0, elapsed: clock.elapsed() };
-        self.total.add(&self.last);
+        self.ledger.record(SearchStats { searches: 1, iterations: clock.done(), nodes: 0, elapsed: clock.elapsed() });
         let mut best: Option<(usize, f64)> = None;
         for i in 0..k {
             if self.counts[i] > 0 {

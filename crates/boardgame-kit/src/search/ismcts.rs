@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::rollout::{Evaluation, Rollout};
-use super::{Budget, BudgetClock, SearchStats, fallback_action};
+use super::{Budget, BudgetClock, Ledger, SearchSettings, SearchStats, fallback_action};
 use crate::{ActionId, Agent, Game, GameRng, Turn, sample_chance};
 
 /// "No node" in the child and sibling links.
@@ -117,15 +117,11 @@ pub struct EdgeStats<A> {
 /// assert_eq!(agent.last_search().iterations, 200);
 /// ```
 pub struct IsMctsAgent<G: Game> {
-    budget: Budget,
-    exploration: f64,
-    chance_branching: bool,
-    open_loop_others: bool,
-    max_nodes: usize,
+    settings: SearchSettings,
     rollout: Rollout<G>,
     prior: Option<Box<dyn Agent<G>>>,
-    prior_weight: f64,
     nodes: Vec<Node<G::Action>>,
+    /// The nodes below the root that the current iteration went through.
     path: Vec<u32>,
     marks: Vec<u32>,
     generation: u32,
@@ -133,46 +129,65 @@ pub struct IsMctsAgent<G: Game> {
     list: G::ActionList,
     chances: G::ChanceList,
     seat: usize,
-    last: SearchStats,
-    total: SearchStats,
+    ledger: Ledger,
 }
 
 impl<G: Game> fmt::Debug for IsMctsAgent<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("IsMctsAgent")
-            .field("budget", &self.budget)
-            .field("exploration", &self.exploration)
-            .field("chance_branching", &self.chance_branching)
-            .field("open_loop_others", &self.open_loop_others)
-            .field("max_nodes", &self.max_nodes)
+            .field("settings", &self.settings)
             .field("rollout", &self.rollout)
-            .field("last", &self.last)
+            .field("prior", &self.prior.as_ref().map(|a| a.name()))
+            .field("last", &self.ledger.last)
             .finish_non_exhaustive()
     }
 }
 
+/// What the tree policy does at one node of a descent
+/// ([`IsMctsAgent::tree_step`]).
+enum Step<A> {
+    /// Apply the action and follow the existing child with this index.
+    Descend(A, u32),
+    /// Apply the action and leave the tree there, adding the action as a
+    /// new child if the tree has room.
+    Expand(A),
+    /// Apply the action and stay at the same node (a chance node that does
+    /// not branch, another seat's decision played open loop).
+    PassThrough(A),
+    /// The descent ends here (terminal state, no legal action, or a full
+    /// tree with nothing known at this node).
+    Stop,
+}
+
+/// Where a descent left the tree ([`IsMctsAgent::select`]).
+struct Leaf<A> {
+    /// The last node reached.
+    node: usize,
+    /// The action to expand below it, if any.
+    expand: Option<A>,
+}
+
 impl<G: Game> IsMctsAgent<G> {
     /// The default exploration constant `c` of UCB1 (returns are in
-    /// `[0, 1]`).
-    pub const DEFAULT_EXPLORATION: f64 = 0.7;
-    /// The default cap on tree nodes (about 2^22, a few hundred MB at most
-    /// for the largest actions).
-    pub const DEFAULT_MAX_NODES: usize = 1 << 22;
+    /// `[0, 1]`), [`SearchSettings::DEFAULT_EXPLORATION`].
+    pub const DEFAULT_EXPLORATION: f64 = SearchSettings::DEFAULT_EXPLORATION;
+    /// The default cap on tree nodes, [`SearchSettings::DEFAULT_MAX_NODES`].
+    pub const DEFAULT_MAX_NODES: usize = SearchSettings::DEFAULT_MAX_NODES;
 
     /// An agent with `budget` and the defaults: exploration
     /// [`Self::DEFAULT_EXPLORATION`], uniform random rollouts to the end of
     /// the game, chance outcomes branching in the tree,
     /// [`Self::DEFAULT_MAX_NODES`] nodes at most.
     pub fn new(budget: Budget) -> Self {
+        Self::with_settings(SearchSettings::new(budget))
+    }
+
+    /// An agent with `settings`, uniform random rollouts and no prior.
+    pub fn with_settings(settings: SearchSettings) -> Self {
         IsMctsAgent {
-            budget,
-            exploration: Self::DEFAULT_EXPLORATION,
-            chance_branching: true,
-            open_loop_others: false,
-            max_nodes: Self::DEFAULT_MAX_NODES,
+            settings: settings.normalized(),
             rollout: Rollout::default(),
             prior: None,
-            prior_weight: 0.0,
             nodes: Vec::new(),
             path: Vec::new(),
             marks: Vec::new(),
@@ -181,8 +196,7 @@ impl<G: Game> IsMctsAgent<G> {
             list: G::ActionList::default(),
             chances: G::ChanceList::default(),
             seat: 0,
-            last: SearchStats::default(),
-            total: SearchStats::default(),
+            ledger: Ledger::default(),
         }
     }
 
@@ -197,47 +211,59 @@ impl<G: Game> IsMctsAgent<G> {
         Self::new(Budget::Time(duration))
     }
 
-    /// Sets the budget per move.
-    #[must_use]
-    pub fn budget(mut self, budget: Budget) -> Self {
-        self.budget = budget;
+    /// The settings.
+    pub fn settings(&self) -> &SearchSettings {
+        &self.settings
+    }
+
+    /// Replaces the settings (the rollout agents and the prior stay).
+    pub fn set_settings(&mut self, settings: SearchSettings) {
+        self.settings = settings.normalized();
+    }
+
+    /// Applies one of [`SearchSettings`]' setters.
+    fn map_settings(mut self, f: impl FnOnce(SearchSettings) -> SearchSettings) -> Self {
+        self.settings = f(std::mem::take(&mut self.settings));
         self
+    }
+
+    /// Sets the budget per move ([`SearchSettings::budget`]).
+    #[must_use]
+    pub fn budget(self, budget: Budget) -> Self {
+        self.map_settings(|s| s.budget(budget))
     }
 
     /// Sets the UCB1 exploration constant `c` (default 0.7). Negative
     /// values count as 0 (pure exploitation); a non-finite value keeps the
     /// default.
     #[must_use]
-    pub fn exploration(mut self, c: f64) -> Self {
-        self.exploration = if c.is_finite() { c.max(0.0) } else { Self::DEFAULT_EXPLORATION };
-        self
+    pub fn exploration(self, c: f64) -> Self {
+        self.map_settings(|s| s.exploration(c))
     }
 
     /// Truncates every rollout after `depth` actions (chance outcomes
-    /// included) and scores the state reached with
+    /// included) and scores the state reached with the
+    /// [`evaluation`](Self::evaluation), by default
     /// [`score_leader_returns`](crate::score_leader_returns): 1 shared
     /// equally among the seats with the highest [`Game::score`]. A rollout
     /// that reaches the end earlier gets the real [`Game::returns`].
     /// `0` scores the leaf of the tree directly.
     #[must_use]
-    pub fn rollout_depth(mut self, depth: usize) -> Self {
-        self.rollout.depth = Some(depth);
-        self
+    pub fn rollout_depth(self, depth: usize) -> Self {
+        self.map_settings(|s| s.rollout_depth(depth))
     }
 
     /// How rollouts cut short by [`IsMctsAgent::rollout_depth`] are scored
     /// (default [`Evaluation::LeaderShare`]).
     #[must_use]
-    pub fn evaluation(mut self, evaluation: Evaluation) -> Self {
-        self.rollout.evaluation = evaluation;
-        self
+    pub fn evaluation(self, evaluation: Evaluation) -> Self {
+        self.map_settings(|s| s.evaluation(evaluation))
     }
 
     /// Plays every rollout to the end of the game (the default).
     #[must_use]
-    pub fn rollout_to_end(mut self) -> Self {
-        self.rollout.depth = None;
-        self
+    pub fn rollout_to_end(self) -> Self {
+        self.map_settings(SearchSettings::rollout_to_end)
     }
 
     /// Uses `agent` instead of uniform random moves in rollouts, for every
@@ -253,16 +279,16 @@ impl<G: Game> IsMctsAgent<G> {
 
     /// Guides the tree with `agent` as a prior: at every decision node the
     /// agent's choice (for that determinization) is expanded first and gets
-    /// a selection bonus of `weight / (1 + visits)` (progressive bias), and
-    /// other actions are expanded only as the node's visits grow
-    /// (progressive widening: at most `1 + ⌊√visits⌋` children), so that a
-    /// small budget is spent on the few actions that matter instead of one
-    /// visit each for hundreds of near-equivalent ones.
+    /// a selection bonus of `weight / (1 + visits)` (progressive bias,
+    /// [`SearchSettings::prior_weight`]), and other actions are expanded
+    /// only as the node's visits grow (progressive widening: at most
+    /// `1 + ⌊√visits⌋` children), so that a small budget is spent on the few
+    /// actions that matter instead of one visit each for hundreds of
+    /// near-equivalent ones.
     #[must_use]
     pub fn prior_agent(mut self, agent: Box<dyn Agent<G>>, weight: f64) -> Self {
         self.prior = Some(agent);
-        self.prior_weight = if weight.is_finite() { weight.max(0.0) } else { 0.0 };
-        self
+        self.map_settings(|s| s.prior_weight(weight))
     }
 
     /// Uses `agent` for the **searching seat's** own decisions in rollouts
@@ -285,9 +311,8 @@ impl<G: Game> IsMctsAgent<G> {
     /// across outcomes — useful when outcomes are many or hidden from the
     /// searching seat.
     #[must_use]
-    pub fn chance_branching(mut self, branch: bool) -> Self {
-        self.chance_branching = branch;
-        self
+    pub fn chance_branching(self, branch: bool) -> Self {
+        self.map_settings(|s| s.chance_branching(branch))
     }
 
     /// Whether the other seats' decisions are left out of the tree (default
@@ -299,40 +324,38 @@ impl<G: Game> IsMctsAgent<G> {
     /// laying cards face down). The price: the others are modelled by the
     /// rollout policy instead of by search.
     #[must_use]
-    pub fn open_loop_others(mut self, open_loop: bool) -> Self {
-        self.open_loop_others = open_loop;
-        self
+    pub fn open_loop_others(self, open_loop: bool) -> Self {
+        self.map_settings(|s| s.open_loop_others(open_loop))
     }
 
     /// Caps the tree at `max_nodes` nodes (at least 1, the root); once it
     /// is full, iterations go on without expanding.
     #[must_use]
-    pub fn max_nodes(mut self, max_nodes: usize) -> Self {
-        self.max_nodes = max_nodes.clamp(1, NONE as usize);
-        self
+    pub fn max_nodes(self, max_nodes: usize) -> Self {
+        self.map_settings(|s| s.max_nodes(max_nodes))
     }
 
     /// The budget per move.
     pub fn current_budget(&self) -> Budget {
-        self.budget
+        self.settings.budget
     }
 
     /// What the last call of [`Agent::act`] did (all zero after a move
     /// with a single legal action, which is not searched).
     pub fn last_search(&self) -> SearchStats {
-        self.last
+        self.ledger.last
     }
 
     /// Statistics summed over every search since the agent was created (or
     /// [`IsMctsAgent::clear_stats`]); [`Agent::reset`] keeps them, so one
     /// agent can measure a whole series of games.
     pub fn total_stats(&self) -> SearchStats {
-        self.total
+        self.ledger.total
     }
 
     /// Zeroes [`IsMctsAgent::total_stats`].
     pub fn clear_stats(&mut self) {
-        self.total = SearchStats::default();
+        self.ledger.clear();
     }
 
     /// The root actions of the last search with their statistics, most
@@ -396,160 +419,239 @@ impl<G: Game> IsMctsAgent<G> {
         index
     }
 
-    /// One iteration from `root` for `seat`. `false` when the state could
-    /// not be determinized (a faulty engine); the search then stops.
+    /// Whether the tree may grow by one more node.
+    fn has_room(&self) -> bool {
+        self.nodes.len() < self.settings.max_nodes
+    }
+
+    /// The seat of a decision as a node's `mover` (seats past `u16` range
+    /// share the last value below [`CHANCE`]).
+    fn mover_of(seat: usize) -> u16 {
+        seat.min(usize::from(CHANCE) - 1) as u16
+    }
+
+    /// One iteration from `root` for `seat`: determinize, [`select`]
+    /// (descend the tree), [`expand`] (add one node), [`simulate`] (roll
+    /// out), [`backup`] (add the returns along the path). `false` when the
+    /// state could not be determinized (a faulty engine); the search then
+    /// stops.
+    ///
+    /// [`select`]: Self::select
+    /// [`expand`]: Self::expand
+    /// [`simulate`]: Self::simulate
+    /// [`backup`]: Self::backup
     fn iterate(&mut self, root: &G, seat: usize, rng: &mut GameRng) -> bool {
         let Ok(mut state) = root.determinize(seat, rng) else {
             return false;
         };
+        let leaf = self.select(&mut state, seat, rng);
+        if let Some(action) = leaf.expand {
+            self.expand(&mut state, leaf.node, action);
+        }
+        self.simulate(&mut state, rng);
+        self.backup();
+        true
+    }
+
+    /// **Select**: descends from the root along the determinized `state`,
+    /// applying every action taken to it, until the tree policy
+    /// ([`tree_step`](Self::tree_step)) stops or chooses an action to
+    /// expand, or the game's length bound is reached. On return `self.path`
+    /// holds the nodes below the root that were entered, in order, and
+    /// `state` is the state at the returned leaf (the action to expand, if
+    /// any, is not yet applied).
+    fn select(&mut self, state: &mut G, seat: usize, rng: &mut GameRng) -> Leaf<G::Action> {
         self.path.clear();
         let bound = G::max_game_length(state.config());
         let mut node = 0usize;
-        let mut steps = 0usize;
-        while steps < bound {
-            // What to do after applying the action: descend into an existing
-            // child, or add one (and leave the tree).
-            let (action, existing) = match state.turn() {
-                Turn::Terminal => break,
-                Turn::Chance => {
-                    let Some(a) = sample_chance(&state, rng, &mut self.chances) else {
-                        break;
-                    };
-                    if !self.chance_branching {
-                        state.apply_unchecked(a);
-                        steps += 1;
-                        continue;
-                    }
-                    let id = G::action_id(state.config(), a);
-                    let mut found = None;
-                    let mut c = self.nodes[node].first_child;
-                    while let Some(n) = self.nodes.get(c as usize) {
-                        if n.mover == CHANCE && n.id == id {
-                            found = Some(c);
-                            break;
-                        }
-                        c = n.next_sibling;
-                    }
-                    (a, found)
+        for _ in 0..bound {
+            match self.tree_step(state, node, seat, rng) {
+                Step::Descend(action, child) => {
+                    state.apply_unchecked(action);
+                    self.path.push(child);
+                    node = child as usize;
                 }
-                Turn::Player(p) if p != seat && self.open_loop_others => {
-                    let Some(a) = self.rollout.choose(&state, p, rng) else {
-                        break;
-                    };
-                    state.apply_unchecked(a);
-                    steps += 1;
-                    continue;
-                }
-                Turn::Player(p) => {
-                    state.legal_actions(&mut self.list);
-                    if self.list.is_empty() {
-                        break;
-                    }
-                    let mover = p.min(usize::from(CHANCE) - 1) as u16;
-                    let g = self.next_generation();
-                    self.mark_list(state.config(), g);
-                    let mut tried = 0usize;
-                    let mut c = self.nodes[node].first_child;
-                    while let Some(n) = self.nodes.get(c as usize) {
-                        if n.mover == mover && self.mark(n.id) == g {
-                            self.marks[n.id as usize] = g + 1;
-                            tried += 1;
-                        }
-                        c = n.next_sibling;
-                    }
-                    // The prior's choice, if it is legal here.
-                    let prior_id = match self.prior.as_mut() {
-                        Some(agent) => {
-                            let a = agent.act(&state, p, rng);
-                            let id = G::action_id(state.config(), a);
-                            (self.mark(id) >= g).then_some((a, id))
-                        }
-                        None => None,
-                    };
-                    let widen = match prior_id {
-                        None if self.prior.is_none() => true,
-                        _ => (tried as f64) < 1.0 + f64::from(self.nodes[node].visits).sqrt().floor(),
-                    };
-                    if let Some((a, _)) = prior_id.filter(|&(_, id)| self.mark(id) == g)
-                        && self.nodes.len() < self.max_nodes
-                    {
-                        // Expand the prior's untried choice first.
-                        (a, None)
-                    } else if widen && tried < self.list.len() && self.nodes.len() < self.max_nodes {
-                        // Expand: a uniformly chosen untried legal action.
-                        let mut k = rng.index(self.list.len() - tried);
-                        let mut pick = None;
-                        for &a in self.list.iter() {
-                            if self.mark(G::action_id(state.config(), a)) == g {
-                                if k == 0 {
-                                    pick = Some(a);
-                                    break;
-                                }
-                                k -= 1;
-                            }
-                        }
-                        let Some(a) = pick else {
-                            break;
-                        };
-                        (a, None)
-                    } else if tried == 0 {
-                        break; // tree full and nothing known here
-                    } else {
-                        // Select: UCB1 with availability counts.
-                        let c_explore = self.exploration;
-                        let prior_weight = self.prior_weight;
-                        let mut best = NONE;
-                        let mut best_value = f64::NEG_INFINITY;
-                        let mut c = self.nodes[node].first_child;
-                        while (c as usize) < self.nodes.len() {
-                            let legal = {
-                                let n = &self.nodes[c as usize];
-                                n.mover == mover && self.mark(n.id) == g + 1
-                            };
-                            let n = &mut self.nodes[c as usize];
-                            if legal {
-                                n.avail = n.avail.saturating_add(1);
-                                let v = f64::from(n.visits.max(1));
-                                let mut value = n.reward / v + c_explore * (f64::from(n.avail).ln() / v).sqrt();
-                                if prior_id.is_some_and(|(_, id)| id == n.id) {
-                                    value += prior_weight / (1.0 + f64::from(n.visits));
-                                }
-                                if value > best_value {
-                                    best_value = value;
-                                    best = c;
-                                }
-                            }
-                            c = n.next_sibling;
-                        }
-                        let Some(a) = self.nodes.get(best as usize).and_then(|n| n.action) else {
-                            break;
-                        };
-                        (a, Some(best))
-                    }
-                }
-            };
-            let mover = match state.turn() {
-                Turn::Player(p) => p.min(usize::from(CHANCE) - 1) as u16,
-                _ => CHANCE,
-            };
-            let id = G::action_id(state.config(), action);
-            state.apply_unchecked(action);
-            steps += 1;
-            match existing {
-                Some(c) => {
-                    self.path.push(c);
-                    node = c as usize;
-                }
-                None => {
-                    if self.nodes.len() < self.max_nodes {
-                        let c = self.add_child(node, action, id, mover);
-                        self.path.push(c);
-                    }
-                    break;
-                }
+                Step::PassThrough(action) => state.apply_unchecked(action),
+                Step::Expand(action) => return Leaf { node, expand: Some(action) },
+                Step::Stop => break,
             }
         }
-        self.rollout.run(&mut state, rng, &mut self.returns);
+        Leaf { node, expand: None }
+    }
+
+    /// The tree policy at `node` for the determinized `state`: at a chance
+    /// node the outcome sampled by its weights (followed if it branches the
+    /// tree), at another seat's decision played open loop the rollout
+    /// policy's action, at a decision in the tree [`decision_step`]. Draws
+    /// from `rng` in that order; changes no statistic but the availability
+    /// counts of the decision's legal children.
+    ///
+    /// [`decision_step`]: Self::decision_step
+    fn tree_step(&mut self, state: &G, node: usize, seat: usize, rng: &mut GameRng) -> Step<G::Action> {
+        match state.turn() {
+            Turn::Terminal => Step::Stop,
+            Turn::Chance => {
+                let Some(a) = sample_chance(state, rng, &mut self.chances) else {
+                    return Step::Stop;
+                };
+                if !self.settings.chance_branching {
+                    return Step::PassThrough(a);
+                }
+                let id = G::action_id(state.config(), a);
+                let mut c = self.nodes[node].first_child;
+                while let Some(n) = self.nodes.get(c as usize) {
+                    if n.mover == CHANCE && n.id == id {
+                        return Step::Descend(a, c);
+                    }
+                    c = n.next_sibling;
+                }
+                Step::Expand(a)
+            }
+            Turn::Player(p) if p != seat && self.settings.open_loop_others => {
+                match self.rollout.choose(state, p, rng) {
+                    Some(a) => Step::PassThrough(a),
+                    None => Step::Stop,
+                }
+            }
+            Turn::Player(p) => self.decision_step(state, node, p, rng),
+        }
+    }
+
+    /// The tree policy at a decision of seat `p`: with the actions legal in
+    /// this determinization, in this order of preference —
+    ///
+    /// 1. the prior agent's choice if it is legal, not yet a child and the
+    ///    tree has room ([`Step::Expand`]);
+    /// 2. a uniformly drawn legal action not yet a child, if widening allows
+    ///    another child (always without a prior; at most `1 + ⌊√visits⌋`
+    ///    children with one) and the tree has room ([`Step::Expand`]);
+    /// 3. [`Step::Stop`] if no legal action is a child;
+    /// 4. the legal child with the best UCB1 value ([`ucb_child`],
+    ///    [`Step::Descend`]).
+    ///
+    /// [`ucb_child`]: Self::ucb_child
+    fn decision_step(&mut self, state: &G, node: usize, p: usize, rng: &mut GameRng) -> Step<G::Action> {
+        state.legal_actions(&mut self.list);
+        if self.list.is_empty() {
+            return Step::Stop;
+        }
+        let mover = Self::mover_of(p);
+        let g = self.next_generation();
+        self.mark_list(state.config(), g);
+        // Legal children get mark g + 1.
+        let mut tried = 0usize;
+        let mut c = self.nodes[node].first_child;
+        while let Some(n) = self.nodes.get(c as usize) {
+            if n.mover == mover && self.mark(n.id) == g {
+                self.marks[n.id as usize] = g + 1;
+                tried += 1;
+            }
+            c = n.next_sibling;
+        }
+        // The prior's choice, if it is legal here.
+        let prior = match self.prior.as_mut() {
+            Some(agent) => {
+                let a = agent.act(state, p, rng);
+                let id = G::action_id(state.config(), a);
+                (self.mark(id) >= g).then_some((a, id))
+            }
+            None => None,
+        };
+        let widen = match prior {
+            None if self.prior.is_none() => true,
+            _ => (tried as f64) < 1.0 + f64::from(self.nodes[node].visits).sqrt().floor(),
+        };
+        if let Some((a, _)) = prior.filter(|&(_, id)| self.mark(id) == g)
+            && self.has_room()
+        {
+            return Step::Expand(a);
+        }
+        if widen && tried < self.list.len() && self.has_room() {
+            // The k-th untried legal action, k uniform.
+            let mut k = rng.index(self.list.len() - tried);
+            for &a in self.list.iter() {
+                if self.mark(G::action_id(state.config(), a)) == g {
+                    if k == 0 {
+                        return Step::Expand(a);
+                    }
+                    k -= 1;
+                }
+            }
+            return Step::Stop; // unreachable with consistent marks
+        }
+        if tried == 0 {
+            return Step::Stop; // tree full and nothing known here
+        }
+        let best = self.ucb_child(node, mover, g + 1, prior.map(|(_, id)| id));
+        match self.nodes.get(best as usize).and_then(|n| n.action) {
+            Some(a) => Step::Descend(a, best),
+            None => Step::Stop,
+        }
+    }
+
+    /// Among the children of `node` chosen by `mover` whose action is
+    /// marked `legal` (in the tree and legal in this determinization): adds
+    /// one to each one's availability and returns the one with the highest
+    /// `mean + c·sqrt(ln(availability) / visits)`, plus
+    /// `prior_weight / (1 + visits)` for the prior's choice `prior_id`
+    /// (the first of equal values in child order), or [`NONE`] if there is
+    /// none.
+    fn ucb_child(&mut self, node: usize, mover: u16, legal: u32, prior_id: Option<ActionId>) -> u32 {
+        let c_explore = self.settings.exploration;
+        let prior_weight = self.settings.prior_weight;
+        let mut best = NONE;
+        let mut best_value = f64::NEG_INFINITY;
+        let mut c = self.nodes[node].first_child;
+        while (c as usize) < self.nodes.len() {
+            let is_legal = {
+                let n = &self.nodes[c as usize];
+                n.mover == mover && self.mark(n.id) == legal
+            };
+            let n = &mut self.nodes[c as usize];
+            if is_legal {
+                n.avail = n.avail.saturating_add(1);
+                let v = f64::from(n.visits.max(1));
+                let mut value = n.reward / v + c_explore * (f64::from(n.avail).ln() / v).sqrt();
+                if prior_id == Some(n.id) {
+                    value += prior_weight / (1.0 + f64::from(n.visits));
+                }
+                if value > best_value {
+                    best_value = value;
+                    best = c;
+                }
+            }
+            c = n.next_sibling;
+        }
+        best
+    }
+
+    /// **Expand**: applies `action` to `state` at `node` and, if the tree
+    /// has room, adds it as a new child of `node` (chosen by the seat to
+    /// move before it, or chance) and appends the child to `self.path`.
+    fn expand(&mut self, state: &mut G, node: usize, action: G::Action) {
+        let mover = match state.turn() {
+            Turn::Player(p) => Self::mover_of(p),
+            _ => CHANCE,
+        };
+        let id = G::action_id(state.config(), action);
+        state.apply_unchecked(action);
+        if self.has_room() {
+            let c = self.add_child(node, action, id, mover);
+            self.path.push(c);
+        }
+    }
+
+    /// **Simulate**: finishes `state` with the rollout policy (to the end
+    /// or the rollout depth) and leaves the per-seat returns in
+    /// `self.returns`.
+    fn simulate(&mut self, state: &mut G, rng: &mut GameRng) {
+        self.rollout.run(&self.settings, state, rng, &mut self.returns);
+    }
+
+    /// **Back-propagate**: one more visit for the root and every node of
+    /// `self.path`, and each decision node adds the return of its own
+    /// mover from `self.returns` (chance nodes count visits only).
+    fn backup(&mut self) {
         for &c in &self.path {
             let n = &mut self.nodes[c as usize];
             n.visits = n.visits.saturating_add(1);
@@ -558,14 +660,13 @@ impl<G: Game> IsMctsAgent<G> {
             }
         }
         self.nodes[0].visits = self.nodes[0].visits.saturating_add(1);
-        true
     }
 }
 
 impl<G: Game> Agent<G> for IsMctsAgent<G> {
     /// `ismcts:<budget>`, e.g. `ismcts:1000` or `ismcts:250ms`.
     fn name(&self) -> String {
-        format!("ismcts:{}", self.budget)
+        format!("ismcts:{}", self.settings.budget)
     }
 
     /// Searches the information set of `seat` in `state` within the budget
@@ -578,7 +679,7 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
         self.nodes.clear();
         self.seat = seat;
         self.rollout.searcher = seat;
-        self.last = SearchStats::default();
+        self.ledger.begin();
         state.legal_actions(&mut self.list);
         if self.list.len() <= 1 {
             return fallback_action(state, &self.list, rng);
@@ -590,26 +691,25 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
             self.marks.resize(size, 0);
         }
         self.nodes.push(Node::new(None, 0, CHANCE, NONE));
-        let mut clock = BudgetClock::start(self.budget);
+        let mut clock = BudgetClock::start(self.settings.budget);
         while clock.more() {
             if !self.iterate(state, seat, rng) {
                 break;
             }
             clock.tick();
         }
-        self.last = SearchStats {
+        self.ledger.record(SearchStats {
             searches: 1,
             iterations: clock.done(),
             nodes: self.nodes.len() as u64,
             elapsed: clock.elapsed(),
-        };
-        self.total.add(&self.last);
+        });
 
         // The most visited root action legal in the real state.
         state.legal_actions(&mut self.list);
         let g = self.next_generation();
         self.mark_list(state.config(), g);
-        let mover = seat.min(usize::from(CHANCE) - 1) as u16;
+        let mover = Self::mover_of(seat);
         let mut best: Option<(u32, f64, G::Action)> = None;
         let mut c = self.nodes[0].first_child;
         while let Some(n) = self.nodes.get(c as usize) {

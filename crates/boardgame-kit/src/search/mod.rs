@@ -22,6 +22,7 @@
 mod flat;
 mod ismcts;
 mod rollout;
+mod settings;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -29,6 +30,8 @@ use std::time::{Duration, Instant};
 pub use flat::FlatMcAgent;
 pub use ismcts::{EdgeStats, IsMctsAgent};
 pub use rollout::{Evaluation, score_leader_returns, score_margin_returns};
+pub(crate) use settings::Ledger;
+pub use settings::SearchSettings;
 
 /// How much work a search agent does for one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

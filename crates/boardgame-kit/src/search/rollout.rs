@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::SearchSettings;
 use crate::{Agent, Game, GameRng, Turn, playout, sample_chance};
 
 /// Per-seat returns for a state, terminal or not, on the scale of
@@ -13,7 +14,7 @@ use crate::{Agent, Game, GameRng, Turn, playout, sample_chance};
 /// number of players are set to 0. Allocation-free.
 ///
 /// This is the evaluation of truncated rollouts (see
-/// [`IsMctsAgent::rollout_depth`](crate::IsMctsAgent::rollout_depth)).
+/// [`SearchSettings::rollout_depth`](crate::SearchSettings::rollout_depth)).
 ///
 /// ```
 /// use boardgame_kit::{score_leader_returns, Game, testgame::{HiddenNim, NimAction}};
@@ -115,18 +116,15 @@ impl Evaluation {
 }
 
 /// How a simulation is finished once it leaves the tree.
+/// How far and how it is scored are [`SearchSettings`] given to
+/// [`Rollout::run`].
 pub(crate) struct Rollout<G: Game> {
-    /// `None`: to the end of the game; `Some(d)`: at most `d` actions
-    /// (chance included), then [`score_leader_returns`].
-    pub(crate) depth: Option<usize>,
     /// `None`: uniformly random legal actions; else this agent chooses.
     pub(crate) policy: Option<Box<dyn Agent<G>>>,
     /// If set, chooses for the searching seat instead of `policy`.
     pub(crate) searcher_policy: Option<Box<dyn Agent<G>>>,
     /// The seat whose decision is being searched (set by each search).
     pub(crate) searcher: usize,
-    /// How a truncated rollout is scored.
-    pub(crate) evaluation: Evaluation,
     list: G::ActionList,
     chances: G::ChanceList,
 }
@@ -134,8 +132,6 @@ pub(crate) struct Rollout<G: Game> {
 impl<G: Game> fmt::Debug for Rollout<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Rollout")
-            .field("depth", &self.depth)
-            .field("evaluation", &self.evaluation)
             .field("policy", &self.policy.as_ref().map_or_else(|| "random".to_string(), |a| a.name()))
             .field("searcher_policy", &self.searcher_policy.as_ref().map(|a| a.name()))
             .finish()
@@ -145,11 +141,9 @@ impl<G: Game> fmt::Debug for Rollout<G> {
 impl<G: Game> Default for Rollout<G> {
     fn default() -> Self {
         Rollout {
-            depth: None,
             policy: None,
             searcher_policy: None,
             searcher: 0,
-            evaluation: Evaluation::LeaderShare,
             list: G::ActionList::default(),
             chances: G::ChanceList::default(),
         }
@@ -175,11 +169,18 @@ impl<G: Game> Rollout<G> {
     }
 
     /// Plays `state` on (by the policy, chance by its weights) to the end or
-    /// the depth limit and writes the per-seat returns into `out`. Returns
-    /// the number of actions played.
-    pub(crate) fn run(&mut self, state: &mut G, rng: &mut GameRng, out: &mut [f64]) -> usize {
+    /// `settings.rollout_depth`, and writes the per-seat returns
+    /// (`settings.evaluation` if cut) into `out`. Returns the number of
+    /// actions played.
+    pub(crate) fn run(
+        &mut self,
+        settings: &SearchSettings,
+        state: &mut G,
+        rng: &mut GameRng,
+        out: &mut [f64],
+    ) -> usize {
         let bound = G::max_game_length(state.config());
-        let limit = self.depth.map_or(bound, |d| d.min(bound));
+        let limit = settings.rollout_depth.map_or(bound, |d| d.min(bound));
         let steps = if self.policy.is_none() && self.searcher_policy.is_none() {
             playout(state, rng, limit)
         } else {
@@ -201,7 +202,7 @@ impl<G: Game> Rollout<G> {
             }
             steps
         };
-        self.evaluation.evaluate(state, out);
+        settings.evaluation.evaluate(state, out);
         steps
     }
 }
