@@ -11,6 +11,8 @@ use crate::{ActionId, Agent, Game, GameRng, Turn, sample_chance};
 const NONE: u32 = u32::MAX;
 /// The `mover` of a chance outcome's node.
 const CHANCE: u16 = u16::MAX;
+/// Availability counts below this get their logarithm from a table.
+const LN_TABLE_LEN: usize = 4096;
 
 /// One node of the tree: the edge that leads to it and its statistics.
 /// Children form a singly linked list (`first_child`, `next_sibling`) of
@@ -126,6 +128,9 @@ pub struct IsMctsAgent<G: Game> {
     marks: Vec<u32>,
     generation: u32,
     returns: Vec<f64>,
+    /// `ln(n)` for `n < LN_TABLE_LEN` (filled at the first search): the
+    /// same values as `f64::ln`, without its cost in every selection.
+    ln_table: Vec<f64>,
     list: G::ActionList,
     chances: G::ChanceList,
     seat: usize,
@@ -193,6 +198,7 @@ impl<G: Game> IsMctsAgent<G> {
             marks: Vec::new(),
             generation: 0,
             returns: Vec::new(),
+            ln_table: Vec::new(),
             list: G::ActionList::default(),
             chances: G::ChanceList::default(),
             seat: 0,
@@ -599,19 +605,20 @@ impl<G: Game> IsMctsAgent<G> {
     fn ucb_child(&mut self, node: usize, mover: u16, legal: u32, prior_id: Option<ActionId>) -> u32 {
         let c_explore = self.settings.exploration;
         let prior_weight = self.settings.prior_weight;
+        let ln_table = &self.ln_table[..];
         let mut best = NONE;
         let mut best_value = f64::NEG_INFINITY;
         let mut c = self.nodes[node].first_child;
         while (c as usize) < self.nodes.len() {
-            let is_legal = {
-                let n = &self.nodes[c as usize];
-                n.mover == mover && self.mark(n.id) == legal
-            };
             let n = &mut self.nodes[c as usize];
-            if is_legal {
+            if n.mover == mover && self.marks.get(n.id as usize).copied().unwrap_or(0) == legal {
                 n.avail = n.avail.saturating_add(1);
                 let v = f64::from(n.visits.max(1));
-                let mut value = n.reward / v + c_explore * (f64::from(n.avail).ln() / v).sqrt();
+                let ln_avail = match ln_table.get(n.avail as usize) {
+                    Some(&ln) => ln,
+                    None => f64::from(n.avail).ln(),
+                };
+                let mut value = n.reward / v + c_explore * (ln_avail / v).sqrt();
                 if prior_id == Some(n.id) {
                     value += prior_weight / (1.0 + f64::from(n.visits));
                 }
@@ -689,6 +696,9 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
         let size = G::num_distinct_actions(state.config());
         if self.marks.len() < size {
             self.marks.resize(size, 0);
+        }
+        if self.ln_table.is_empty() {
+            self.ln_table = (0..LN_TABLE_LEN).map(|n| (n as f64).ln()).collect();
         }
         self.nodes.push(Node::new(None, 0, CHANCE, NONE));
         let mut clock = BudgetClock::start(self.settings.budget);

@@ -1,0 +1,85 @@
+//! ISMCTS iterations per second on fixed Caravan positions, for measuring
+//! the search's speed (release, ignored by default):
+//!
+//! ```text
+//! cargo test --release -p caravan-core --test search_speed -- --ignored --nocapture
+//! ```
+//!
+//! The positions are every `SPEED_STEP`-th (default 10) decision of a
+//! 3-player game played by the heuristic from seed 3, at most
+//! `SPEED_POSITIONS` (default 20) of them. Two settings are timed:
+//! `ismcts-h` as the binary builds it (the heuristic as prior and as
+//! rollout policy, rollouts cut at 20 actions and scored by score margins,
+//! exploration 0.1), `SPEED_H_ITERS` (default 1000) iterations per position,
+//! and `ismcts` with uniform random rollouts to the end, `SPEED_R_ITERS`
+//! (default 200). `SPEED_ONLY=h` or `SPEED_ONLY=r` times one of them. The
+//! search rng is seeded per position, so every run does the same work.
+
+use boardgame_kit::{Agent, Evaluation, Game, GameRng, IsMctsAgent, Turn, sample_chance};
+use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic};
+
+fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn positions(players: u8, step: usize, count: usize) -> Vec<(Caravan, usize)> {
+    let config = CaravanConfig { players, ..Default::default() };
+    let mut state = Caravan::new_game(&config).unwrap();
+    let mut bots: Vec<CaravanHeuristic> = (0..players).map(|_| CaravanHeuristic::new()).collect();
+    let mut rng = GameRng::new(3);
+    let mut chances = <Caravan as Game>::ChanceList::default();
+    let mut out = Vec::new();
+    let mut decisions = 0usize;
+    while out.len() < count {
+        let action = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).unwrap(),
+            Turn::Player(seat) => {
+                if decisions.is_multiple_of(step) {
+                    out.push((state, seat));
+                }
+                decisions += 1;
+                bots[seat].act(&state, seat, &mut rng)
+            }
+        };
+        state.apply(action).unwrap();
+    }
+    out
+}
+
+fn time(name: &str, mut agent: IsMctsAgent<Caravan>, positions: &[(Caravan, usize)]) {
+    let mut moves = Vec::new();
+    for (i, (state, seat)) in positions.iter().enumerate() {
+        let a = agent.act(state, *seat, &mut GameRng::new(i as u64));
+        moves.push(Caravan::action_id(state.config(), a));
+    }
+    let t = agent.total_stats();
+    println!(
+        "{name}: {} positions, {} iterations in {:.3} s, {:.0} iterations/s, moves {moves:?}",
+        positions.len(),
+        t.iterations,
+        t.elapsed.as_secs_f64(),
+        t.iterations_per_second()
+    );
+}
+
+#[test]
+#[ignore = "release-mode measurement"]
+fn ismcts_iterations_per_second() {
+    let players: u8 = env("SPEED_PLAYERS", 3);
+    let positions = positions(players, env("SPEED_STEP", 10), env("SPEED_POSITIONS", 20));
+    let only: String = env("SPEED_ONLY", String::new());
+    if only != "r" {
+        let agent = IsMctsAgent::<Caravan>::with_iterations(env("SPEED_H_ITERS", 1000))
+            .prior_agent(Box::new(CaravanHeuristic::new()), 1.0)
+            .rollout_agent(Box::new(CaravanHeuristic::new()))
+            .rollout_depth(20)
+            .evaluation(Evaluation::ScoreMargin(30.0))
+            .exploration(0.1);
+        time(&format!("ismcts-h {players}p"), agent, &positions);
+    }
+    if only != "h" {
+        let agent = IsMctsAgent::<Caravan>::with_iterations(env("SPEED_R_ITERS", 200));
+        time(&format!("ismcts {players}p (random to the end)"), agent, &positions);
+    }
+}
