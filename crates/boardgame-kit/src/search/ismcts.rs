@@ -1,6 +1,7 @@
 //! [`IsMctsAgent`]: single-observer information-set Monte-Carlo tree search.
 
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::rollout::{Evaluation, Rollout};
@@ -11,8 +12,15 @@ use crate::{ActionId, Agent, Game, GameRng, Turn, sample_chance};
 const NONE: u32 = u32::MAX;
 /// The `mover` of a chance outcome's node.
 const CHANCE: u16 = u16::MAX;
-/// Availability counts below this get their logarithm from a table.
+/// Availability counts below this get their logarithm from [`ln_table`].
 const LN_TABLE_LEN: usize = 4096;
+
+/// `ln(n)` for `n < LN_TABLE_LEN`, computed once per process: the same
+/// values as `f64::ln`, without its cost in every UCB1 evaluation.
+fn ln_table() -> &'static [f64] {
+    static TABLE: OnceLock<Vec<f64>> = OnceLock::new();
+    TABLE.get_or_init(|| (0..LN_TABLE_LEN).map(|n| (n as f64).ln()).collect())
+}
 
 /// One node of the tree: the edge that leads to it and its statistics.
 /// Children form a singly linked list (`first_child`, `next_sibling`) of
@@ -128,9 +136,6 @@ pub struct IsMctsAgent<G: Game> {
     marks: Vec<u32>,
     generation: u32,
     returns: Vec<f64>,
-    /// `ln(n)` for `n < LN_TABLE_LEN` (filled at the first search): the
-    /// same values as `f64::ln`, without its cost in every selection.
-    ln_table: Vec<f64>,
     list: G::ActionList,
     chances: G::ChanceList,
     seat: usize,
@@ -198,7 +203,6 @@ impl<G: Game> IsMctsAgent<G> {
             marks: Vec::new(),
             generation: 0,
             returns: Vec::new(),
-            ln_table: Vec::new(),
             list: G::ActionList::default(),
             chances: G::ChanceList::default(),
             seat: 0,
@@ -605,7 +609,7 @@ impl<G: Game> IsMctsAgent<G> {
     fn ucb_child(&mut self, node: usize, mover: u16, legal: u32, prior_id: Option<ActionId>) -> u32 {
         let c_explore = self.settings.exploration;
         let prior_weight = self.settings.prior_weight;
-        let ln_table = &self.ln_table[..];
+        let ln_table = ln_table();
         let mut best = NONE;
         let mut best_value = f64::NEG_INFINITY;
         let mut c = self.nodes[node].first_child;
@@ -697,9 +701,6 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
         if self.marks.len() < size {
             self.marks.resize(size, 0);
         }
-        if self.ln_table.is_empty() {
-            self.ln_table = (0..LN_TABLE_LEN).map(|n| (n as f64).ln()).collect();
-        }
         self.nodes.push(Node::new(None, 0, CHANCE, NONE));
         let mut clock = BudgetClock::start(self.settings.budget);
         while clock.more() {
@@ -753,7 +754,8 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
 #[cfg(test)]
 mod tests {
     //! Internals: availability counts where legal actions vary between
-    //! determinizations, and the wrap-around of the legality marks.
+    //! determinizations, the wrap-around of the legality marks, the
+    //! logarithm table.
 
     use std::fmt;
     use std::str::FromStr;
@@ -945,6 +947,16 @@ mod tests {
             // seat 1 plays for itself: its key move wins, B loses
             assert!(vb * 4 < va + vc, "{kids:?}");
             c = go.next_sibling;
+        }
+    }
+
+    #[test]
+    fn the_log_table_holds_exactly_the_logarithms_of_f64_ln() {
+        let table = ln_table();
+        assert_eq!(table.len(), LN_TABLE_LEN);
+        for (n, &ln) in table.iter().enumerate() {
+            let n = u32::try_from(n).unwrap();
+            assert_eq!(ln.to_bits(), f64::from(n).ln().to_bits(), "ln({n})");
         }
     }
 
