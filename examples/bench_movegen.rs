@@ -24,8 +24,6 @@ use korovan_core::{Korovan, KorovanConfig};
 /// `legal_actions` lists a player's choices, not chance outcomes); a game
 /// that ends first gives its last decision.
 fn positions<G: Game>(config: &G::Config, count: u64, max_len: u64) -> Vec<G> {
-    let mut list = G::ActionList::default();
-    let mut chances = G::ChanceList::default();
     (0..count)
         .filter_map(|seed| {
             let mut state = G::new_game(config).ok()?;
@@ -40,7 +38,7 @@ fn positions<G: Game>(config: &G::Config, count: u64, max_len: u64) -> Vec<G> {
                     Turn::Player(_) => last_decision = Some(state.clone()),
                     Turn::Chance => {}
                 }
-                let action = random_action(&state, &mut rng, &mut list, &mut chances)?;
+                let action = random_action(&state, &mut rng)?;
                 state.apply(action).ok()?;
                 played += 1;
             }

@@ -143,13 +143,7 @@ mod tests {
                 }
                 seen += 1;
             }
-            let a = boardgame_kit::random_action(
-                &state,
-                &mut rng,
-                &mut Default::default(),
-                &mut <Caravan as Game>::ChanceList::default(),
-            )
-            .expect("the game goes on");
+            let a = boardgame_kit::random_action(&state, &mut rng).expect("the game goes on");
             state.apply(a).expect("legal");
         }
         assert!(seen > 0);

@@ -1,7 +1,7 @@
 //! Agents and allocation-free random play: [`Agent`], [`RandomAgent`],
 //! [`playout`], [`random_action`], [`perft`].
 
-use crate::{Game, GameRng, Turn, sample_chance};
+use crate::{Game, GameRng, Turn};
 
 /// A player: chooses an action for the seat whose turn it is.
 ///
@@ -31,9 +31,15 @@ impl<G: Game> Agent<G> for RandomAgent {
     }
 
     fn act(&mut self, state: &G, _seat: usize, rng: &mut GameRng) -> G::Action {
-        let mut list = G::ActionList::default();
-        state.legal_actions(&mut list);
-        list[rng.index(list.len())]
+        match state.random_legal_action(rng) {
+            Some(a) => a,
+            // nothing legal (not a player's turn): whatever the list holds
+            None => {
+                let mut list = G::ActionList::default();
+                state.legal_actions(&mut list);
+                list[0]
+            }
+        }
     }
 }
 
@@ -54,11 +60,9 @@ impl<G: Game, A: Agent<G> + ?Sized> Agent<G> for Box<A> {
 /// number of actions played. Allocation-free: the fast loop for benchmarks
 /// and Monte-Carlo search.
 pub fn playout<G: Game>(state: &mut G, rng: &mut GameRng, max_steps: usize) -> usize {
-    let mut list = G::ActionList::default();
-    let mut chances = G::ChanceList::default();
     let mut steps = 0;
     while steps < max_steps {
-        let Some(action) = random_action(state, rng, &mut list, &mut chances) else { break };
+        let Some(action) = random_action(state, rng) else { break };
         state.apply_unchecked(action);
         steps += 1;
     }
@@ -67,21 +71,14 @@ pub fn playout<G: Game>(state: &mut G, rng: &mut GameRng, max_steps: usize) -> u
 
 /// One step of uniformly random play: at a player's turn a uniformly random
 /// legal action, at a chance node an outcome drawn by its exact weights;
-/// `None` at the end of the game (or where nothing is listed). Uses the
-/// caller's buffers, so it never allocates.
-pub fn random_action<G: Game>(
-    state: &G,
-    rng: &mut GameRng,
-    list: &mut G::ActionList,
-    chances: &mut G::ChanceList,
-) -> Option<G::Action> {
+/// `None` at the end of the game (or where nothing is listed). Through
+/// [`Game::random_legal_action`] and [`Game::sample_chance_outcome`], so an
+/// engine's fast draws serve it; never allocates.
+pub fn random_action<G: Game>(state: &G, rng: &mut GameRng) -> Option<G::Action> {
     match state.turn() {
         Turn::Terminal => None,
-        Turn::Chance => sample_chance(state, rng, chances),
-        Turn::Player(_) => {
-            state.legal_actions(list);
-            list.get(rng.index(list.len())).copied()
-        }
+        Turn::Chance => state.sample_chance_outcome(rng),
+        Turn::Player(_) => state.random_legal_action(rng),
     }
 }
 

@@ -235,6 +235,23 @@ pub fn check_with<G: Game>(config: &G::Config, options: &Options) -> Result<Conf
             {
                 return Err(err("ids past the action space decode".into()));
             }
+            // the fast random draws are exactly the listed ones
+            for k in 0..4u32 {
+                let mut fast = GameRng::new(u64::from(k) ^ step as u64);
+                let mut slow = fast.clone();
+                let (drawn, expected) = match turn {
+                    Turn::Chance => {
+                        let mut buf = G::ChanceList::default();
+                        (state.sample_chance_outcome(&mut fast), sample_chance(&state, &mut slow, &mut buf))
+                    }
+                    _ => (state.random_legal_action(&mut fast), list.get(slow.index(list.len())).copied()),
+                };
+                if drawn != expected || fast != slow {
+                    return Err(err(format!(
+                        "the engine's random draw gives {drawn:?}, the listed draw {expected:?} (or other draws)"
+                    )));
+                }
+            }
             // observations
             for seat in 0..n {
                 if let Err(e) = state.observation(seat) {

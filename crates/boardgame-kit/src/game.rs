@@ -336,6 +336,29 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
     /// with a positive weight. Empty unless `turn()` is [`Turn::Chance`].
     fn chance_outcomes(&self, out: &mut Self::ChanceList);
 
+    /// A uniformly random legal action at a player's turn, drawn from `rng`
+    /// — **exactly** `list[rng.index(list.len())]` for the list
+    /// [`Game::legal_actions`] writes (same action, same draws), `None` when
+    /// nothing is legal. The default does just that; an engine may override
+    /// it with a faster way to the same action (count the legal actions,
+    /// draw the index, decode the index-th action without writing the
+    /// others). [`crate::playout`], [`crate::RandomAgent`] and rollouts use
+    /// it. Never allocates.
+    fn random_legal_action(&self, rng: &mut GameRng) -> Option<Self::Action> {
+        let mut list = Self::ActionList::default();
+        self.legal_actions(&mut list);
+        list.get(rng.index(list.len())).copied()
+    }
+
+    /// An outcome of this chance node drawn by its exact weights — exactly
+    /// what [`sample_chance`] draws (same outcome, same draws), `None` when
+    /// the state is no chance node. Engines may override it with a faster
+    /// way to the same outcome. Never allocates.
+    fn sample_chance_outcome(&self, rng: &mut GameRng) -> Option<Self::Action> {
+        let mut outcomes = Self::ChanceList::default();
+        sample_chance(self, rng, &mut outcomes)
+    }
+
     /// Checks that `action` is legal now, with an error that says why not.
     ///
     /// # Errors

@@ -40,11 +40,9 @@ pub fn random_walk<G: Game>(config: &G::Config, seed: u64, steps: usize) -> Walk
         Err(e) => panic!("reachable_state needs a valid config: {e}"),
     };
     let mut rng = GameRng::new(seed);
-    let mut list = G::ActionList::default();
-    let mut chances = G::ChanceList::default();
     let mut actions = Vec::new();
     for _ in 0..steps {
-        let Some(a) = random_action(&state, &mut rng, &mut list, &mut chances) else { break };
+        let Some(a) = random_action(&state, &mut rng) else { break };
         actions.push(G::action_id(config, a));
         state.apply_unchecked(a);
     }

@@ -160,6 +160,8 @@ enum Defect {
     BadCodec,
     /// `view_action` hides every deal, even from the seat dealt to.
     HidesOwnDeal,
+    /// `random_legal_action` always takes one stone.
+    BiasedDraw,
 }
 
 thread_local!(static DEFECT: std::cell::Cell<Defect> = const { std::cell::Cell::new(Defect::OmitsTakeTwo) });
@@ -228,6 +230,12 @@ impl Game for Broken {
     fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), NimError> {
         self.inner.write_observation_tensor(seat, out)
     }
+    fn random_legal_action(&self, rng: &mut GameRng) -> Option<NimAction> {
+        match self.defect {
+            Defect::BiasedDraw if matches!(self.turn(), Turn::Player(_)) => Some(NimAction::Take(1)),
+            _ => self.inner.random_legal_action(rng),
+        }
+    }
     fn view_action(&self, viewer: Viewer, a: NimAction) -> Option<NimAction> {
         match (self.defect, a) {
             (Defect::HidesOwnDeal, NimAction::Deal(_)) => None,
@@ -252,6 +260,7 @@ fn conformance_suite_catches_broken_engines() {
         (Defect::LeakyDeterminize, "determinize"),
         (Defect::BadCodec, "decode"),
         (Defect::HidesOwnDeal, "hidden from seat"),
+        (Defect::BiasedDraw, "random draw"),
     ] {
         DEFECT.with(|d| d.set(defect));
         let err = conformance::check::<Broken>(&NimConfig { stones: 6 }, 5, 0).unwrap_err();
