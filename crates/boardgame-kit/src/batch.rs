@@ -74,16 +74,21 @@
 //! itself does not. Threads pay only for large batches (hundreds of games).
 //!
 //! ```
-//! use boardgame_kit::{Batch, BatchBuffers, testgame::HiddenNim};
-//! let mut batch = Batch::<HiddenNim>::new(&Default::default(), 4, 7).unwrap();
-//! let mut out = BatchBuffers::new(&batch);
+//! use boardgame_kit::{Batch, BatchBuffers, GameRng, LegalFormat, testgame::HiddenNim};
+//! let n = 4;
+//! let mut batch = Batch::<HiddenNim>::new(&Default::default(), n, 7).unwrap();
+//! let mut out = BatchBuffers::with_format(&batch, LegalFormat::Ids, true);
 //! batch.observe(&mut out.view()).unwrap();
+//! let mut policy = GameRng::new(1);
+//! let mut finished = 0;
 //! for _ in 0..20 {
-//!     // the first legal action of every game (taking one stone)
-//!     let actions: Vec<u32> = (0..4).map(|g| out.legal_ids(g)[0]).collect();
+//!     // a uniformly random legal action in every game
+//!     let actions: Vec<u32> = (0..n).map(|g| out.legal_ids(g)[policy.index(out.legal_ids(g).len())]).collect();
 //!     batch.step(&actions, &mut out.view()).unwrap();
+//!     finished += out.done.iter().filter(|&&d| d == 1).count();
 //! }
-//! assert!(out.done.iter().all(|&d| d <= 1));
+//! // HiddenNim's 5 stones take at most 5 decisions: every slot finished games
+//! assert!(finished >= n * 20 / 5);
 //! ```
 
 use crate::{ActionBuffer, ActionId, CHANCE_STREAM, Game, GameRng, Turn, sample_chance};
