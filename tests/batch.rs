@@ -181,7 +181,7 @@ fn default_formats_and_a_bad_id_stop_the_batch() {
         let count = out.legal_count[g] as usize;
         assert!(count > 0 && out.legal_ids[g * width + count..(g + 1) * width].iter().all(|&id| id == PAD_ID));
     }
-    let states: Vec<Caravan> = (0..4).map(|g| batch.state(g).unwrap().clone()).collect();
+    let states: Vec<Caravan> = (0..4).map(|g| *batch.state(g).unwrap()).collect();
     let mut actions: Vec<ActionId> = (0..4).map(|g| out.legal_ids(g)[0]).collect();
     actions[3] = u32::MAX - 1;
     let err = batch.step(&actions, &mut out.view()).unwrap_err();
