@@ -1,13 +1,11 @@
 //! `Batch` over the real engines: Korovan and Caravan games stepped together
-//! equal the same games played alone (the kit's stream convention), the
+//! equal the same games played alone by the kit's `Driver` from the same seed, the
 //! results do not depend on the number of threads, finished games restart
 //! with the slot's next seed, and a bad action id stops the whole batch.
 
 use boardgames::caravan::{Caravan, CaravanConfig};
 use boardgames::kit::batch::PAD_ID;
-use boardgames::kit::{
-    ActionId, Batch, BatchBuffers, BatchError, CHANCE_STREAM, Game, GameRng, LegalFormat, Turn, sample_chance,
-};
+use boardgames::kit::{ActionId, Batch, BatchBuffers, BatchError, Driver, Game, GameRng, LegalFormat, Turn};
 use boardgames::korovan::{Korovan, KorovanConfig};
 
 /// The legal ids of game `g`, from the id list or else the mask.
@@ -29,44 +27,44 @@ fn random_actions(out: &BatchBuffers, n: usize, rng: &mut GameRng) -> Vec<Action
         .collect()
 }
 
-/// One game played alone from `seed`: chance from
-/// `GameRng::new(seed).child(CHANCE_STREAM)`, decisions given from outside.
+/// One game played alone from `seed` by the kit's `Driver` (chance from the
+/// seed's chance stream), decisions applied from outside.
 struct Solo<G: Game> {
-    state: G,
-    chance: GameRng,
+    driver: Driver<G>,
     seed: u64,
 }
 
 impl<G: Game> Solo<G> {
     fn new(config: &G::Config, seed: u64) -> Self {
-        let mut solo =
-            Solo { state: G::new_game(config).unwrap(), chance: GameRng::new(seed).child(CHANCE_STREAM), seed };
+        let mut solo = Solo { driver: Driver::new(config, seed).unwrap(), seed };
         solo.resolve();
         solo
     }
+    fn state(&self) -> &G {
+        self.driver.state()
+    }
     fn resolve(&mut self) {
-        let mut buf = G::ChanceList::default();
-        while self.state.turn() == Turn::Chance {
-            let a = sample_chance(&self.state, &mut self.chance, &mut buf).unwrap();
-            self.state.apply(a).unwrap();
+        while self.driver.turn() == Turn::Chance {
+            self.driver.step_chance().unwrap();
         }
     }
     /// Game `g`'s rows show this game's decision.
     fn check_rows(&self, out: &BatchBuffers, g: usize) {
-        let Turn::Player(p) = self.state.turn() else { panic!("game {g}: a decision is due") };
+        let state = self.state();
+        let Turn::Player(p) = state.turn() else { panic!("game {g}: a decision is due") };
         assert_eq!(out.player[g], p as u32, "game {g}");
-        let mut obs = vec![0f32; G::observation_tensor_len(self.state.config())];
-        self.state.write_observation_tensor(p, &mut obs).unwrap();
+        let mut obs = vec![0f32; G::observation_tensor_len(state.config())];
+        state.write_observation_tensor(p, &mut obs).unwrap();
         assert!(out.obs(g) == &obs[..], "game {g}: observation");
         let mut list = G::ActionList::default();
-        self.state.legal_actions(&mut list);
-        let ids: Vec<ActionId> = list.iter().map(|&a| G::action_id(self.state.config(), a)).collect();
+        state.legal_actions(&mut list);
+        let ids: Vec<ActionId> = list.iter().map(|&a| G::action_id(state.config(), a)).collect();
         assert_eq!(legal(out, g), ids, "game {g}: legal actions");
         assert_eq!(out.legal_count[g] as usize, ids.len());
     }
     fn play(&mut self, id: ActionId) {
-        let a = G::action_from_id(self.state.config(), id).unwrap();
-        self.state.apply(a).unwrap();
+        let a = G::action_from_id(self.state().config(), id).unwrap();
+        self.driver.apply(a).unwrap();
         self.resolve();
     }
 }
@@ -91,11 +89,13 @@ fn batch_equals_solo<G: Game>(config: &G::Config, n: usize, seed: u64, steps: us
             solo.play(actions[g]);
             if out.done[g] == 0 {
                 assert!(out.rewards(g).iter().all(|&r| r == 0.0));
-                assert_eq!(batch.state(g), Some(&solo.state), "game {g}");
+                assert_eq!(batch.state(g), Some(solo.state()), "game {g}");
                 continue;
             }
-            assert!(solo.state.is_terminal(), "game {g} reported done at the end of its game");
-            solo.state.returns(&mut returns);
+            assert!(solo.state().is_terminal(), "game {g} reported done at the end of its game");
+            solo.state().returns(&mut returns);
+            // the record of the game alone replays to the same end
+            assert_eq!(&solo.driver.record().unwrap().replay::<G>().unwrap(), solo.state());
             let expected: Vec<f32> = returns.iter().map(|&r| r as f32).collect();
             assert_eq!(out.rewards(g), &expected[..], "game {g}: final returns");
             assert_eq!(batch.current_seed(g), Some(solo.seed + n as u64), "game {g}: the slot's next seed");

@@ -19,15 +19,20 @@
 //! plays its games from the seeds `s + i`, `s + i + N`, `s + i + 2N`, … (the
 //! `e`-th game of slot `i`, counted from 0, has seed
 //! `s + i + e·N`, wrapping on overflow; [`Batch::game_seed`]). So once every
-//! slot has finished `e` games, exactly the seeds `s .. s + e·N` were played,
-//! and no slot's seed depends on when other slots finish — which is what
+//! slot has finished `e` games, every seed of `s .. s + e·N` has been played
+//! (a sharded seed range, like `simulate --shard`'s), and no slot's seed depends on when other slots finish — which is what
 //! makes the results the same for any number of threads.
 //!
 //! A game of seed `g` draws its chance outcomes from
 //! `GameRng::new(g).child(CHANCE_STREAM)` with [`sample_chance`], the
-//! kit's stream convention (the one [`crate::play_game`] uses). So a batch is
-//! reproducible from `(s, N, actions)`, and a game of the batch equals the
-//! game played alone from its seed with the same decisions.
+//! kit's stream convention. So a batch is reproducible from
+//! `(s, N, actions)`, and a game of the batch equals the game that
+//! [`Driver::new`]`(config, g)` plays when its chance nodes are resolved by
+//! [`Driver::step_chance`] and the same decisions are given to
+//! [`Driver::apply`].
+//! [`Driver::new`]: crate::Driver::new
+//! [`Driver::step_chance`]: crate::Driver::step_chance
+//! [`Driver::apply`]: crate::Driver::apply
 //!
 //! # Outputs
 //!
