@@ -27,12 +27,9 @@
 //! `GameRng::new(g).child(CHANCE_STREAM)` with [`sample_chance`], the
 //! kit's stream convention. So a batch is reproducible from
 //! `(s, N, actions)`, and a game of the batch equals the game that
-//! [`Driver::new`]`(config, g)` plays when its chance nodes are resolved by
-//! [`Driver::step_chance`] and the same decisions are given to
-//! [`Driver::apply`].
-//! [`Driver::new`]: crate::Driver::new
-//! [`Driver::step_chance`]: crate::Driver::step_chance
-//! [`Driver::apply`]: crate::Driver::apply
+//! [`Driver::new`](crate::Driver::new)`(config, g)` plays when its chance
+//! nodes are resolved by [`Driver::step_chance`](crate::Driver::step_chance)
+//! and the same decisions are given to [`Driver::apply`](crate::Driver::apply).
 //!
 //! # Outputs
 //!
