@@ -11,7 +11,9 @@
 //!
 //! Between calls every game waits for a player's decision: chance nodes are
 //! resolved inside, and a game that ends is reported (`done`, final returns)
-//! and replaced by the next game of its slot in the same call.
+//! and replaced by the next game of its slot in the same call. (A game that
+//! chance alone ends before any decision is skipped for the slot's next
+//! seed; see [`MAX_SKIPPED`].)
 //!
 //! # Seeds and reproducibility
 //!
@@ -103,9 +105,16 @@ pub const DENSE_MASK_LIMIT: usize = 4096;
 /// (`u32::MAX`, read as `-1` through a signed 32-bit view).
 pub const PAD_ID: ActionId = ActionId::MAX;
 
-/// The `player` value of a game that waits for no decision (only possible
-/// for an engine whose game can end before any decision).
+/// The `player` value of a game that waits for no decision: only after
+/// [`MAX_SKIPPED`] games in a row of one slot ended before their first
+/// decision (stepping such a game is [`BatchError::NotToMove`]).
 pub const NO_PLAYER: u32 = u32::MAX;
+
+/// How many games in a row a slot skips when they end before their first
+/// decision (chance alone decided them); each skipped game uses up its seed
+/// and counts in [`Batch::finished`], and reports no `done` (no decision of
+/// it was ever shown).
+pub const MAX_SKIPPED: usize = 64;
 
 /// The most seats a batch supports (the width of [`crate::Seats`]).
 pub const MAX_BATCH_SEATS: usize = 16;
@@ -652,13 +661,21 @@ impl<G: Game> Shared<'_, G> {
     }
 
     /// Starts slot `game`'s next game (its `slot.episode`-th) and resolves
-    /// its opening chance nodes.
+    /// its opening chance nodes. A game that ends before its first decision
+    /// is skipped (counted as finished) for the slot's next seed, at most
+    /// [`MAX_SKIPPED`] times in a row.
     fn start(&self, slot: &mut Slot<G>, game: usize) {
-        slot.seed = self.game_seed(game, slot.episode);
-        slot.state = self.initial.clone();
-        slot.chance = GameRng::new(slot.seed).child(CHANCE_STREAM);
         let mut chances = G::ChanceList::default();
-        self.resolve_chance(slot, &mut chances);
+        for _ in 0..=MAX_SKIPPED {
+            slot.seed = self.game_seed(game, slot.episode);
+            slot.state = self.initial.clone();
+            slot.chance = GameRng::new(slot.seed).child(CHANCE_STREAM);
+            self.resolve_chance(slot, &mut chances);
+            if matches!(slot.state.turn(), Turn::Player(_)) {
+                return;
+            }
+            slot.episode = slot.episode.wrapping_add(1);
+        }
     }
 
     /// Plays chance outcomes until a decision or the end (bounded by the

@@ -310,3 +310,208 @@ fn mask_and_ids_agree_and_skipped_outputs_stay_empty() {
         twin.step(&actions, &mut lean.view()).unwrap();
     }
 }
+
+/// A game that chance may end before any decision: a coin is flipped;
+/// heads ends the game (seat 0 wins), tails lets seat 0 `stop` (seat 1 wins).
+mod flip {
+    use std::fmt;
+    use std::str::FromStr;
+
+    use arrayvec::ArrayVec;
+    use boardgame_kit::{ActionId, ChanceOutcome, Game, GameRng, Outcome, Turn, Viewer};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+    pub struct FlipConfig {
+        /// The weight of tails (heads has weight 1).
+        pub tails: u32,
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum FlipAction {
+        Heads,
+        Tails,
+        Stop,
+    }
+
+    impl fmt::Display for FlipAction {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{self:?}")
+        }
+    }
+
+    impl FromStr for FlipAction {
+        type Err = FlipError;
+        fn from_str(s: &str) -> Result<Self, FlipError> {
+            match s {
+                "Heads" => Ok(FlipAction::Heads),
+                "Tails" => Ok(FlipAction::Tails),
+                "Stop" => Ok(FlipAction::Stop),
+                _ => Err(FlipError("not an action")),
+            }
+        }
+    }
+
+    #[derive(Debug)]
+    pub struct FlipError(&'static str);
+
+    impl fmt::Display for FlipError {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for FlipError {}
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Flip {
+        config: FlipConfig,
+        /// `None` before the flip, then its outcome.
+        coin: Option<FlipAction>,
+        stopped: bool,
+    }
+
+    impl Game for Flip {
+        type Config = FlipConfig;
+        type Action = FlipAction;
+        type ActionList = ArrayVec<FlipAction, 2>;
+        type ChanceList = ArrayVec<ChanceOutcome<FlipAction>, 2>;
+        type Observation = Option<FlipAction>;
+        type Error = FlipError;
+        const NAME: &'static str = "flip";
+        const RULES_VERSION: u32 = 1;
+
+        fn new_game(config: &FlipConfig) -> Result<Self, FlipError> {
+            Ok(Flip { config: *config, coin: None, stopped: false })
+        }
+        fn config(&self) -> &FlipConfig {
+            &self.config
+        }
+        fn num_players(&self) -> usize {
+            2
+        }
+        fn turn(&self) -> Turn {
+            match (self.coin, self.stopped) {
+                (None, _) => Turn::Chance,
+                (Some(FlipAction::Tails), false) => Turn::Player(0),
+                _ => Turn::Terminal,
+            }
+        }
+        fn legal_actions(&self, out: &mut Self::ActionList) {
+            out.clear();
+            match self.turn() {
+                Turn::Chance => {
+                    let mut c = Self::ChanceList::default();
+                    self.chance_outcomes(&mut c);
+                    out.extend(c.iter().map(|o| o.action));
+                }
+                Turn::Player(_) => out.push(FlipAction::Stop),
+                Turn::Terminal => {}
+            }
+        }
+        fn chance_outcomes(&self, out: &mut Self::ChanceList) {
+            out.clear();
+            if self.turn() == Turn::Chance {
+                out.push(ChanceOutcome { action: FlipAction::Heads, weight: 1 });
+                if self.config.tails > 0 {
+                    out.push(ChanceOutcome { action: FlipAction::Tails, weight: self.config.tails });
+                }
+            }
+        }
+        fn validate(&self, action: FlipAction) -> Result<(), FlipError> {
+            let mut list = Self::ActionList::default();
+            self.legal_actions(&mut list);
+            if list.contains(&action) { Ok(()) } else { Err(FlipError("illegal now")) }
+        }
+        fn apply_unchecked(&mut self, action: FlipAction) {
+            match action {
+                FlipAction::Stop => self.stopped = true,
+                coin => self.coin = Some(coin),
+            }
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            (self.turn() == Turn::Terminal)
+                .then(|| if self.coin == Some(FlipAction::Heads) { Outcome::Winner(0) } else { Outcome::Winner(1) })
+        }
+        fn score(&self, _seat: usize) -> i32 {
+            0
+        }
+        fn num_distinct_actions(_: &FlipConfig) -> usize {
+            3
+        }
+        fn max_game_length(_: &FlipConfig) -> usize {
+            2
+        }
+        fn action_id(_: &FlipConfig, action: FlipAction) -> ActionId {
+            action as ActionId
+        }
+        fn action_from_id(_: &FlipConfig, id: ActionId) -> Result<FlipAction, FlipError> {
+            [FlipAction::Heads, FlipAction::Tails, FlipAction::Stop]
+                .get(id as usize)
+                .copied()
+                .ok_or(FlipError("unknown id"))
+        }
+        fn view_action(&self, _viewer: Viewer, action: FlipAction) -> Option<FlipAction> {
+            Some(action)
+        }
+        fn observation(&self, _seat: usize) -> Result<Option<FlipAction>, FlipError> {
+            Ok(self.coin)
+        }
+        fn observation_tensor_shape(_: &FlipConfig) -> Vec<usize> {
+            vec![1]
+        }
+        fn write_observation_tensor(&self, _seat: usize, out: &mut [f32]) -> Result<(), FlipError> {
+            out[0] = self.coin.map_or(0.0, |c| c as u8 as f32 + 1.0);
+            Ok(())
+        }
+        fn determinize(&self, _observer: usize, _rng: &mut GameRng) -> Result<Self, FlipError> {
+            Ok(*self)
+        }
+    }
+}
+
+#[test]
+fn games_that_chance_ends_before_any_decision_are_skipped() {
+    use boardgame_kit::batch::{MAX_SKIPPED, NO_PLAYER};
+    use flip::{Flip, FlipAction, FlipConfig};
+
+    let config = FlipConfig { tails: 1 };
+    // which seeds flip tails, by the kit's stream convention
+    let tails = |seed: u64| {
+        let state = Flip::new_game(&config).unwrap();
+        let mut buf = Default::default();
+        sample_chance(&state, &mut GameRng::new(seed).child(CHANCE_STREAM), &mut buf) == Some(FlipAction::Tails)
+    };
+    let n = 3;
+    let mut batch = Batch::<Flip>::new(&config, n, 10).unwrap();
+    let mut out = BatchBuffers::new(&batch);
+    batch.observe(&mut out.view()).unwrap();
+    let mut shown: Vec<Vec<u64>> = vec![vec![]; n];
+    for _ in 0..40 {
+        for (g, seeds) in shown.iter_mut().enumerate() {
+            assert_eq!(out.player[g], 0, "every game waits for seat 0");
+            seeds.push(batch.current_seed(g).unwrap());
+        }
+        batch.step(&[2; 3], &mut out.view()).unwrap();
+        assert_eq!(out.done, vec![1; n], "stop ends every game");
+        assert!((0..n).all(|g| out.rewards(g) == [0.0, 1.0]), "tails games are won by seat 1");
+    }
+    for (g, seeds) in shown.iter().enumerate() {
+        // slot g shows exactly its seeds (10 + g + e·n) that flip tails, in order
+        let expected: Vec<u64> =
+            (0..).map(|e| 10 + g as u64 + e * n as u64).filter(|&s| tails(s)).take(seeds.len()).collect();
+        assert_eq!(seeds, &expected, "slot {g}");
+        assert!(batch.finished(g).unwrap() > 40, "skipped heads games count as finished");
+    }
+
+    // chance ends every game: after MAX_SKIPPED skips a slot gives up
+    let mut batch = Batch::<Flip>::new(&FlipConfig { tails: 0 }, 2, 0).unwrap();
+    let mut out = BatchBuffers::new(&batch);
+    batch.observe(&mut out.view()).unwrap();
+    assert_eq!(out.player, vec![NO_PLAYER; 2]);
+    assert_eq!(out.legal_count, vec![0; 2]);
+    assert_eq!(batch.finished(1), Some(MAX_SKIPPED as u64 + 1));
+    let err = batch.step(&[2, 2], &mut out.view()).unwrap_err();
+    assert!(matches!(err, BatchError::NotToMove { game: 0 }), "{err}");
+    assert_eq!(err.to_string(), "game 0 waits for no player's decision");
+}
