@@ -21,7 +21,7 @@
 //! plays its games from the seeds `s + i`, `s + i + N`, `s + i + 2N`, … (the
 //! `e`-th game of slot `i`, counted from 0, has seed
 //! `s + i + e·N`, wrapping on overflow; [`Batch::game_seed`]). So once every
-//! slot has finished `e` games, every seed of `s .. s + e·N` has been played
+//! slot has finished `e` games, every seed of `s .. s + e·N` has been used
 //! (a sharded seed range, like `simulate --shard`'s), and no slot's seed depends on when other slots finish — which is what
 //! makes the results the same for any number of threads.
 //!
