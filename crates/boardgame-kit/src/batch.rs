@@ -22,8 +22,9 @@
 //! `e`-th game of slot `i`, counted from 0, has seed
 //! `s + i + e·N`, wrapping on overflow; [`Batch::game_seed`]). So once every
 //! slot has finished `e` games, every seed of `s .. s + e·N` has been used
-//! (a sharded seed range, like `simulate --shard`'s), and no slot's seed depends on when other slots finish — which is what
-//! makes the results the same for any number of threads.
+//! (a contiguous seed range, like a `simulate --shard`'s), and no slot's
+//! seed depends on when other slots finish — which is what makes the results
+//! the same for any number of threads.
 //!
 //! A game of seed `g` draws its chance outcomes from
 //! `GameRng::new(g).child(CHANCE_STREAM)` with [`sample_chance`], the
