@@ -6,6 +6,10 @@
 //! `clone`, and the observation tensor of every seat written into a caller
 //! buffer at every step — must perform **zero** allocations.
 //!
+//! The same holds for `Batch::step` on one thread: after construction, a
+//! step of every game (validation, apply, chance, auto-reset, observation,
+//! mask or padded ids, rewards) writes into preallocated buffers only.
+//!
 //! `unsafe` is needed to implement `GlobalAlloc`; it only forwards to the
 //! system allocator. This file is a test, not library code.
 
@@ -14,7 +18,7 @@ use std::cell::Cell;
 
 use boardgames::caravan::{Caravan, CaravanConfig};
 use boardgames::kit::testgame::{HiddenNim, NimConfig};
-use boardgames::kit::{Game, GameRng, Turn, sample_chance};
+use boardgames::kit::{ActionId, Batch, BatchBuffers, Game, GameRng, LegalFormat, Turn, sample_chance};
 use boardgames::korovan::{Korovan, KorovanConfig};
 
 struct Counting;
@@ -126,4 +130,55 @@ fn caravan_allocates_nothing() {
         let config = CaravanConfig { players, ..CaravanConfig::default() };
         assert_no_allocations::<Caravan>(config, 3);
     }
+}
+
+/// Steps a batch of `games` games `steps` times with uniformly random legal
+/// actions (read from the legal outputs) and counts allocations.
+fn assert_batch_allocates_nothing<G: Game>(config: G::Config, games: usize, steps: usize, format: LegalFormat) {
+    let mut batch = Batch::<G>::new(&config, games, 5).expect("valid config");
+    let mut out = BatchBuffers::with_format(&batch, format, true);
+    batch.observe(&mut out.view()).expect("buffers fit");
+    let mut actions: Vec<ActionId> = vec![0; games];
+    let mut rng = GameRng::new(6);
+    let width = batch.max_legal();
+    let masks = batch.num_actions();
+    let mut step = |batch: &mut Batch<G>, out: &mut BatchBuffers| {
+        for (g, a) in actions.iter_mut().enumerate() {
+            let k = rng.index(out.legal_count[g] as usize);
+            *a = if out.legal_ids.is_empty() {
+                let row = &out.legal_mask[g * masks..(g + 1) * masks];
+                row.iter().enumerate().filter(|&(_, &m)| m == 1).nth(k).map_or(0, |(id, _)| id as ActionId)
+            } else {
+                out.legal_ids[g * width + k]
+            };
+        }
+        batch.step(&actions, &mut out.view()).is_ok()
+    };
+    for _ in 0..10 {
+        assert!(step(&mut batch, &mut out));
+    }
+    COUNT.with(|c| c.set(0));
+    ON.with(|on| on.set(true));
+    let mut ok = 0;
+    let mut finished = 0;
+    for _ in 0..steps {
+        ok += usize::from(step(&mut batch, &mut out));
+        finished += out.done.iter().filter(|&&d| d == 1).count();
+    }
+    ON.with(|on| on.set(false));
+    let count = COUNT.with(|c| c.get());
+    assert_eq!(ok, steps, "every step succeeded");
+    assert!(finished > 0, "games finished and restarted");
+    assert_eq!(count, 0, "Batch<{}> made {count} allocations over {steps} steps of {games} games", G::NAME);
+}
+
+#[test]
+fn batch_step_allocates_nothing() {
+    assert_batch_allocates_nothing::<HiddenNim>(NimConfig { stones: 20 }, 16, 200, LegalFormat::Both);
+    for players in [3, 5, 9] {
+        let config = KorovanConfig { players, ..KorovanConfig::default() };
+        assert_batch_allocates_nothing::<Korovan>(config, 32, 600, LegalFormat::Mask);
+    }
+    let config = CaravanConfig { players: 3, ..CaravanConfig::default() };
+    assert_batch_allocates_nothing::<Caravan>(config, 4, 1500, LegalFormat::Ids);
 }
