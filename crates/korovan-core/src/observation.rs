@@ -190,11 +190,12 @@ impl KorovanObservation {
             peeked,
             self.scouted,
         ];
-        for (k, m) in planes.iter().enumerate() {
-            for c in 0..24 {
-                if m & (1 << c) != 0 {
-                    one(64 + k * 24 + c); // 64..256
-                }
+        for (k, &m) in planes.iter().enumerate() {
+            // the set cells only (the tensor was zeroed)
+            let mut m = m & 0xFF_FFFF;
+            while m != 0 {
+                one(64 + k * 24 + m.trailing_zeros() as usize); // 64..256
+                m &= m - 1;
             }
         }
         let own_row = if self.observer != self.driver && self.phase != Phase::Over {
@@ -205,11 +206,11 @@ impl KorovanObservation {
             0
         };
         let rows = [self.hand_ambush, self.hand_known & !self.hand_ambush, self.spied, own_row];
-        for (k, m) in rows.iter().enumerate() {
-            for r in 0..8 {
-                if m & (1 << r) != 0 {
-                    one(256 + k * 8 + r); // 256..288
-                }
+        for (k, &m) in rows.iter().enumerate() {
+            let mut m = m;
+            while m != 0 {
+                one(256 + k * 8 + m.trailing_zeros() as usize); // 256..288
+                m &= m - 1;
             }
         }
         for (x, &c) in out[45..54].iter_mut().zip(self.cows.iter()) {
