@@ -1,0 +1,473 @@
+//! # boardgame-py
+//!
+//! The native module `boardgames._boardgames` of the Python package
+//! `boardgames` (built by `python/pyproject.toml` with maturin). It exposes
+//! every engine of the workspace through one OpenSpiel-shaped API, without
+//! any game logic of its own:
+//!
+//! * [`core`] holds the logic, generic over [`boardgame_kit::Game`]
+//!   ([`core::GameCore`], [`core::StateCore`]).
+//! * [`engines!`] generates, per engine, a Python game class and a state
+//!   class that forward to it; the one invocation at the bottom of this file
+//!   lists the engines, so **adding an engine to Python is one line** there.
+//!
+//! Errors never panic: every bad input (unknown id, illegal action, wrong
+//! type, bad config, corrupt record or pickle) becomes a Python
+//! `ValueError` or `TypeError` carrying the engine's message, and leaves the
+//! state as it was.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod core;
+
+use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
+use numpy::{PyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+/// A `ValueError` with `msg`.
+fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+/// An integer argument (an action id or a seat) as `i128`: a `TypeError`
+/// for a non-integer, a `ValueError` (not `OverflowError`) for an integer
+/// too large for 64 bits, so that every bad id is refused with the
+/// documented exception types.
+fn int_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<i128> {
+    match obj.extract::<i64>() {
+        Ok(v) => Ok(i128::from(v)),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+            Err(value_error(format!("{what} {} is out of range", obj.str().map(|s| s.to_string()).unwrap_or_default())))
+        }
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} must be an integer, not {}",
+            obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
+        ))),
+    }
+}
+
+/// A seed argument: any integer in `0..2^64`.
+fn seed_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    match obj.extract::<u64>() {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+            Err(value_error("a seed must be an integer in 0..2**64"))
+        }
+        Err(_) => Err(PyTypeError::new_err("a seed must be an integer")),
+    }
+}
+
+/// The kit's seeded generator (`GameRng`, ChaCha8): the same seed gives the
+/// same draws as in Rust, so Python code can follow the driver's
+/// convention (chance from `Rng(seed).child(CHANCE_STREAM)`, seat `s` from
+/// `child(AGENT_STREAM_BASE + s)`).
+#[pyclass(module = "boardgames._boardgames")]
+#[derive(Clone)]
+pub struct Rng {
+    inner: GameRng,
+}
+
+#[pymethods]
+impl Rng {
+    /// A generator seeded with `seed`.
+    #[new]
+    fn new(seed: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(Rng { inner: GameRng::new(seed_arg(seed)?) })
+    }
+
+    /// The independent child stream `label` (does not advance this one).
+    fn child(&self, label: u32) -> Rng {
+        Rng { inner: self.inner.child(label) }
+    }
+
+    /// The next raw 64-bit word.
+    fn next_u64(&mut self) -> u64 {
+        self.inner.next_u64()
+    }
+
+    /// A uniform index in `0..n` (0 when `n` is 0).
+    fn index(&mut self, n: usize) -> usize {
+        self.inner.index(n)
+    }
+
+    /// A uniform float in `[0, 1)`.
+    fn unit(&mut self) -> f64 {
+        self.inner.unit_f64()
+    }
+
+    /// Index `i` with probability `weights[i] / sum(weights)`, exactly;
+    /// `None` when the weights are empty or all 0.
+    fn weighted(&mut self, weights: Vec<u32>) -> Option<usize> {
+        self.inner.weighted(&weights)
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Rng {
+        self.clone()
+    }
+
+    fn __copy__(&self) -> Rng {
+        self.clone()
+    }
+}
+
+/// Generates, for each `engine => GameClass, StateClass;` line, the two
+/// Python classes of that engine, and the module-level functions that
+/// dispatch over every engine (by [`Game::NAME`]).
+macro_rules! engines {
+    ($( $G:ty => $Game:ident, $State:ident; )*) => {
+        $(
+            #[doc = concat!("A configuration of `", stringify!($G), "`: OpenSpiel's `Game`.")]
+            #[pyclass(module = "boardgames._boardgames", frozen)]
+            pub struct $Game {
+                core: core::GameCore<$G>,
+            }
+
+            #[pymethods]
+            impl $Game {
+                /// The engine's name (`korovan`, `caravan`).
+                #[getter]
+                fn name(&self) -> &'static str {
+                    <$G as Game>::NAME
+                }
+                /// The number of seats.
+                fn num_players(&self) -> usize {
+                    self.core.num_players()
+                }
+                /// The size of the action space (ids `0..n`, chance outcomes included).
+                fn num_distinct_actions(&self) -> usize {
+                    self.core.num_distinct_actions()
+                }
+                /// An upper bound on the number of actions of a game, chance included.
+                fn max_game_length(&self) -> usize {
+                    self.core.max_game_length()
+                }
+                /// The most outcomes a chance node lists.
+                fn max_chance_outcomes(&self) -> usize {
+                    self.core.max_chance_outcomes()
+                }
+                /// The shape of `observation_tensor`.
+                fn observation_tensor_shape(&self) -> Vec<usize> {
+                    self.core.observation_tensor_shape()
+                }
+                /// The length of `observation_tensor`.
+                fn observation_tensor_size(&self) -> usize {
+                    self.core.observation_tensor_shape().iter().product()
+                }
+                /// The configuration, every field, as JSON text.
+                fn config_json(&self) -> String {
+                    self.core.config_json()
+                }
+                /// The initial state.
+                fn new_initial_state(&self) -> $State {
+                    $State { core: self.core.new_initial_state() }
+                }
+                /// Plays one game natively with the kit's driver and a random agent
+                /// in every seat, from `seed`; returns its JSON record (the
+                /// `boardgame` binary's format).
+                fn play_random(&self, seed: &Bound<'_, PyAny>) -> PyResult<String> {
+                    let record = self.core.play_random(seed_arg(seed)?).map_err(value_error)?;
+                    Ok(record.to_json())
+                }
+                fn __repr__(&self) -> String {
+                    format!("load_game({:?}, **{})", <$G as Game>::NAME, self.core.config_json())
+                }
+                fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+                    other.cast::<$Game>().map(|o| o.get().core.config == self.core.config).unwrap_or(false)
+                }
+                fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+                    Ok((slf.get_type().getattr("_from_config_json")?, (slf.get().core.config_json(),)))
+                }
+                /// The game of a JSON configuration (every field given).
+                #[staticmethod]
+                fn _from_config_json(json: &str) -> PyResult<Self> {
+                    let config = serde_json::from_str(json).map_err(|e| value_error(format!("invalid configuration: {e}")))?;
+                    Ok($Game { core: core::GameCore::new(config).map_err(value_error)? })
+                }
+            }
+
+            #[doc = concat!("A state of `", stringify!($G), "`: OpenSpiel's `State`.")]
+            #[pyclass(module = "boardgames._boardgames")]
+            #[derive(Clone)]
+            pub struct $State {
+                core: core::StateCore<$G>,
+            }
+
+            #[pymethods]
+            impl $State {
+                /// The seat to move; −1 at a chance node, −4 at the end (as pyspiel).
+                fn current_player(&self) -> i64 {
+                    self.core.current_player()
+                }
+                /// Whether a chance node.
+                fn is_chance_node(&self) -> bool {
+                    self.core.current_player() == core::CHANCE_PLAYER
+                }
+                /// Whether the game is over.
+                fn is_terminal(&self) -> bool {
+                    self.core.current_player() == core::TERMINAL_PLAYER
+                }
+                /// The number of seats.
+                fn num_players(&self) -> usize {
+                    self.core.state.num_players()
+                }
+                /// The size of the action space.
+                fn num_distinct_actions(&self) -> usize {
+                    self.core.num_distinct_actions()
+                }
+                /// The game this state belongs to.
+                fn get_game(&self) -> PyResult<$Game> {
+                    let config = self.core.state.config().clone();
+                    Ok($Game { core: core::GameCore::new(config).map_err(value_error)? })
+                }
+                /// Legal action ids, ascending (chance outcomes at a chance node).
+                fn legal_actions(&self) -> Vec<u32> {
+                    self.core.legal_actions()
+                }
+                /// Legal action ids in the engine's order (the order of the kit's
+                /// `RandomAgent`).
+                fn legal_actions_engine_order(&self) -> Vec<u32> {
+                    self.core.legal_actions_engine_order()
+                }
+                /// A `uint8` numpy array over the action space, 1 at legal ids.
+                fn legal_actions_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u8>>> {
+                    let mut mask = vec![0u8; self.core.num_distinct_actions()];
+                    self.core.legal_actions_mask_into(&mut mask).map_err(value_error)?;
+                    Ok(PyArray1::from_vec(py, mask))
+                }
+                /// `(id, probability)` of every chance outcome, ascending by id.
+                fn chance_outcomes(&self) -> Vec<(u32, f64)> {
+                    self.core.chance_outcomes()
+                }
+                /// `(id, weight)` of every chance outcome: the exact integer weights
+                /// (probability = weight / sum of weights).
+                fn chance_weights(&self) -> Vec<(u32, u32)> {
+                    self.core.chance_weights()
+                }
+                /// Plays the action `action` (an id), validated; on error the state is
+                /// unchanged and `ValueError` carries the engine's reason.
+                fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
+                    let id = int_arg(action, "action id")?;
+                    self.core.apply_id(id).map_err(value_error)
+                }
+                /// The notation of an action id: `action_to_string(id)` or, as pyspiel,
+                /// `action_to_string(player, id)`.
+                #[pyo3(signature = (a, b=None))]
+                fn action_to_string(&self, a: &Bound<'_, PyAny>, b: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+                    let id = int_arg(b.unwrap_or(a), "action id")?;
+                    self.core.action_to_string(id).map_err(value_error)
+                }
+                /// The id of an action's notation: `string_to_action(text)` or, as
+                /// pyspiel, `string_to_action(player, text)`.
+                #[pyo3(signature = (a, b=None))]
+                fn string_to_action(&self, a: &Bound<'_, PyAny>, b: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+                    let text: String = b.unwrap_or(a).extract().map_err(|_| PyTypeError::new_err("an action's notation must be a str"))?;
+                    self.core.string_to_action(&text).map_err(value_error)
+                }
+                /// Per-seat returns: 1 for a sole winner, 1/k for each of k seats
+                /// sharing a draw, 0 otherwise (all 0 before the end).
+                fn returns(&self) -> Vec<f64> {
+                    self.core.returns()
+                }
+                /// The engine's score of every seat (cows, points).
+                fn scores(&self) -> Vec<i32> {
+                    (0..self.core.state.num_players()).map(|s| self.core.state.score(s)).collect()
+                }
+                /// The winning seats (several for a draw), or `None` before the end.
+                fn winners(&self) -> Option<Vec<usize>> {
+                    self.core.state.outcome().map(|o| o.winners().iter().collect())
+                }
+                /// `player`'s observation as a new float32 numpy array, filled by Rust.
+                fn observation_tensor<'py>(&self, py: Python<'py>, player: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyArray1<f32>>> {
+                    let seat = int_arg(player, "seat")?;
+                    let mut out = vec![0f32; <$G as Game>::observation_tensor_len(self.core.state.config())];
+                    self.core.observation_tensor_into(seat, &mut out).map_err(value_error)?;
+                    Ok(PyArray1::from_vec(py, out))
+                }
+                /// Writes `player`'s observation into `out` (a contiguous float32
+                /// numpy array of the tensor's length), allocating nothing.
+                fn observation_tensor_into(&self, player: &Bound<'_, PyAny>, mut out: PyReadwriteArray1<'_, f32>) -> PyResult<()> {
+                    let seat = int_arg(player, "seat")?;
+                    let len = out.len();
+                    let slice = out.as_slice_mut().map_err(|_| value_error(format!("buffer of length {len} is not contiguous")))?;
+                    self.core.observation_tensor_into(seat, slice).map_err(value_error)
+                }
+                /// `player`'s view of the table, as text.
+                fn observation_string(&self, player: &Bound<'_, PyAny>) -> PyResult<String> {
+                    let seat = int_arg(player, "seat")?;
+                    self.core.observation_string(seat).map_err(value_error)
+                }
+                /// The ids played from the initial state (empty for a resampled state).
+                fn history(&self) -> Vec<u32> {
+                    self.core.history.clone().unwrap_or_default()
+                }
+                /// Whether the state knows how it was reached (not a resampled state).
+                fn has_history(&self) -> bool {
+                    self.core.history.is_some()
+                }
+                /// A copy.
+                #[pyo3(name = "clone")]
+                fn py_clone(&self) -> Self {
+                    self.clone()
+                }
+                fn __copy__(&self) -> Self {
+                    self.clone()
+                }
+                fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+                    self.clone()
+                }
+                /// A full state consistent with what `player` knows, drawn by the
+                /// engine's determinization with the kit's generator seeded by
+                /// `seed` (an integer, or a callable returning a float in [0, 1)
+                /// such as pyspiel's samplers). It has no history.
+                fn resample_from_infostate(&self, player: &Bound<'_, PyAny>, seed: &Bound<'_, PyAny>) -> PyResult<Self> {
+                    let player = int_arg(player, "seat")?;
+                    let seed = if seed.is_callable() {
+                        let u: f64 = seed.call0()?.extract()?;
+                        (u.clamp(0.0, 1.0) * (u64::MAX as f64)) as u64
+                    } else {
+                        seed_arg(seed)?
+                    };
+                    Ok($State { core: self.core.resample(player, seed).map_err(value_error)? })
+                }
+                /// The game so far as a JSON record, interchangeable with the
+                /// `boardgame` binary's records.
+                #[pyo3(signature = (seed=None))]
+                fn to_record(&self, seed: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+                    let seed = seed.map(seed_arg).transpose()?;
+                    self.core.to_record(seed).map_err(value_error)
+                }
+                /// The state a JSON record replays to (validated step by step).
+                #[staticmethod]
+                fn from_record(json: &Bound<'_, PyAny>) -> PyResult<Self> {
+                    let text: String = json.extract().map_err(|_| PyTypeError::new_err("a record must be JSON text (str)"))?;
+                    Ok($State { core: core::StateCore::from_record(&text).map_err(value_error)? })
+                }
+                /// Samples a chance outcome's id from `rng` exactly by the weights
+                /// (as the kit's driver does), without applying it; `None` unless a
+                /// chance node.
+                fn sample_chance(&self, mut rng: PyRefMut<'_, Rng>) -> Option<u32> {
+                    self.core.sample_chance(&mut rng.inner)
+                }
+                /// Plays random actions natively (uniform decisions, chance by its
+                /// weights, all from `Rng(seed)` as the kit's `playout`) until the end
+                /// or `max_steps`; returns the number of actions played.
+                #[pyo3(signature = (seed, max_steps=None))]
+                fn playout(&mut self, seed: &Bound<'_, PyAny>, max_steps: Option<usize>) -> PyResult<usize> {
+                    let mut rng = GameRng::new(seed_arg(seed)?);
+                    Ok(self.core.playout(&mut rng, max_steps.unwrap_or(usize::MAX)))
+                }
+                fn __str__(&self) -> String {
+                    self.core.state.to_string()
+                }
+                fn __repr__(&self) -> String {
+                    format!("<{} after {} actions, player {}>", stringify!($State), self.core.history.as_ref().map_or(0, Vec::len), self.core.current_player())
+                }
+                fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+                    other.extract::<PyRef<'_, $State>>().map(|o| o.core == self.core).unwrap_or(false)
+                }
+                fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+                    Ok((slf.get_type().getattr("_from_pickle")?, (slf.borrow().core.to_pickle(),)))
+                }
+                /// The state of a pickle's payload (validated).
+                #[staticmethod]
+                fn _from_pickle(text: &str) -> PyResult<Self> {
+                    Ok($State { core: core::StateCore::from_pickle(text).map_err(value_error)? })
+                }
+            }
+        )*
+
+        /// The names of the engines, in registration order.
+        const ENGINE_NAMES: &[&str] = &[$(<$G as Game>::NAME),*];
+
+        fn add_engine_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $( m.add_class::<$Game>()?; m.add_class::<$State>()?; )*
+            Ok(())
+        }
+
+        fn load_engine(py: Python<'_>, name: &str, players: Option<serde_json::Value>, overlay: &str) -> PyResult<Py<PyAny>> {
+            $(
+                if name == <$G as Game>::NAME {
+                    let core = core::GameCore::<$G>::from_overlay(players, overlay).map_err(value_error)?;
+                    return Ok(Py::new(py, $Game { core })?.into_any());
+                }
+            )*
+            Err(value_error(format!("unknown game `{name}` (games: {})", ENGINE_NAMES.join(", "))))
+        }
+
+        fn state_from_any_record(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
+            let header = RecordHeader::from_json(json).map_err(|e| value_error(e.to_string()))?;
+            $(
+                if header.engine == <$G as Game>::NAME {
+                    let core = core::StateCore::<$G>::from_record(json).map_err(value_error)?;
+                    return Ok(Py::new(py, $State { core })?.into_any());
+                }
+            )*
+            Err(value_error(format!("the record is for engine `{}`, which this package does not know (games: {})", header.engine, ENGINE_NAMES.join(", "))))
+        }
+    };
+}
+
+// Every engine the Python package knows: one line each.
+engines! {
+    korovan_core::Korovan => KorovanGame, KorovanState;
+    caravan_core::Caravan => CaravanGame, CaravanState;
+}
+
+/// `load_game(name, players=None, **config)`: the game `name` with the
+/// rules' default configuration, `config`'s fields (exactly the Rust
+/// configuration's field names) laid over it, and `players` seats.
+#[pyfunction]
+#[pyo3(signature = (name, players=None, **config))]
+fn load_game(
+    py: Python<'_>,
+    name: &str,
+    players: Option<&Bound<'_, PyAny>>,
+    config: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyAny>> {
+    let json = py.import("json")?;
+    let overlay: String = match config {
+        Some(c) => json
+            .call_method1("dumps", (c,))
+            .map_err(|e| PyTypeError::new_err(format!("config values must be JSON-like: {e}")))?
+            .extract()?,
+        None => "{}".to_string(),
+    };
+    let players = match players {
+        Some(p) if !p.is_none() => {
+            let n = int_arg(p, "players")?;
+            Some(serde_json::Value::from(i64::try_from(n).unwrap_or(i64::MAX)))
+        }
+        _ => None,
+    };
+    load_engine(py, name, players, &overlay)
+}
+
+/// The state a JSON record (of any engine) replays to.
+#[pyfunction]
+fn from_record(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let text: String = json.extract().map_err(|_| PyTypeError::new_err("a record must be JSON text (str)"))?;
+    state_from_any_record(py, &text)
+}
+
+/// The names of the games, as `load_game` takes them.
+#[pyfunction]
+fn registered_games(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+    PyTuple::new(py, ENGINE_NAMES)
+}
+
+/// The native module.
+#[pymodule]
+fn _boardgames(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    add_engine_classes(m)?;
+    m.add_class::<Rng>()?;
+    m.add_function(wrap_pyfunction!(load_game, m)?)?;
+    m.add_function(wrap_pyfunction!(from_record, m)?)?;
+    m.add_function(wrap_pyfunction!(registered_games, m)?)?;
+    m.add("CHANCE_STREAM", CHANCE_STREAM)?;
+    m.add("AGENT_STREAM_BASE", AGENT_STREAM_BASE)?;
+    m.add("CHANCE_PLAYER", core::CHANCE_PLAYER)?;
+    m.add("TERMINAL_PLAYER", core::TERMINAL_PLAYER)?;
+    Ok(())
+}

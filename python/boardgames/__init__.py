@@ -1,0 +1,78 @@
+"""The Korovan and Caravan engines (Rust) from Python.
+
+The API has the names OpenSpiel users know::
+
+    import boardgames
+    game = boardgames.load_game("korovan", players=5)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            ids, probs = zip(*state.chance_outcomes())
+            state.apply_action(random.choices(ids, probs)[0])
+        else:
+            state.apply_action(random.choice(state.legal_actions()))
+    print(state.returns())
+
+Every rule lives in Rust; the classes of this module are generated from the
+engines' common contract (``boardgame_kit::Game``), one pair per engine:
+``KorovanGame``/``KorovanState`` and ``CaravanGame``/``CaravanState``.
+"""
+
+from __future__ import annotations
+
+from ._boardgames import (
+    AGENT_STREAM_BASE,
+    CHANCE_PLAYER,
+    CHANCE_STREAM,
+    TERMINAL_PLAYER,
+    CaravanGame,
+    CaravanState,
+    KorovanGame,
+    KorovanState,
+    Rng,
+    from_record,
+    load_game,
+    registered_games,
+)
+
+__all__ = [
+    "AGENT_STREAM_BASE",
+    "CHANCE_PLAYER",
+    "CHANCE_STREAM",
+    "TERMINAL_PLAYER",
+    "CaravanGame",
+    "CaravanState",
+    "KorovanGame",
+    "KorovanState",
+    "Rng",
+    "from_record",
+    "load_game",
+    "registered_games",
+    "random_game",
+]
+
+__version__ = "0.1.0"
+
+
+def random_game(game, seed):
+    """Plays one game of ``game`` in Python with uniformly random agents,
+    following the Rust driver's convention for random streams: chance from
+    ``Rng(seed).child(CHANCE_STREAM)``, seat ``s`` from
+    ``Rng(seed).child(AGENT_STREAM_BASE + s)``, each seat drawing an index
+    into its legal actions in the engine's order. Returns the terminal state;
+    it is the same game (same actions, same returns) as the Rust driver
+    plays with a ``RandomAgent`` in every seat from the same seed
+    (``game.play_random(seed)``, or ``boardgame play --agents random,...``).
+    """
+    root = Rng(seed)
+    chance = root.child(CHANCE_STREAM)
+    seats = [root.child(AGENT_STREAM_BASE + s) for s in range(game.num_players())]
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        player = state.current_player()
+        if player == CHANCE_PLAYER:
+            state.apply_action(state.sample_chance(chance))
+        else:
+            legal = state.legal_actions_engine_order()
+            state.apply_action(legal[seats[player].index(len(legal))])
+    return state
