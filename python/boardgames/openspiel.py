@@ -1,0 +1,233 @@
+"""The engines as OpenSpiel games (needs ``open_spiel``, an optional extra).
+
+::
+
+    import pyspiel
+    import boardgames.openspiel
+
+    boardgames.openspiel.register()
+    game = pyspiel.load_game("korovan", {"players": 5})
+    state = game.new_initial_state()
+
+``register()`` registers every engine of :func:`boardgames.registered_games`
+as a pyspiel *Python game* under its own name (``korovan``, ``caravan``).
+The OpenSpiel parameters are the scalar fields of the Rust configuration
+(Korovan: ``players``, ``first_driver``, ``laps``; Caravan: ``players``,
+``camels``, ``max_turns``, ``held_penalty``); nested fields keep their
+defaults (use :func:`boardgames.load_game` for them).
+
+Every call goes to the Rust engine: legal actions, chance outcomes,
+returns, observations (the default observer writes the Rust tensor into its
+numpy buffer) and ``resample_from_infostate`` (the engine's
+determinization, for ``open_spiel.python.algorithms.ismcts``).
+
+Returns are constant-sum: 1 for a sole winner, ``1/k`` for each of ``k``
+seats sharing a draw, 0 for the others.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyspiel
+
+import boardgames
+
+# What OpenSpiel needs to know of an engine beyond the Rust contract: its
+# long name and whether it is a game of perfect information.
+_ENGINE_FACTS = {
+    "korovan": ("Korovan", pyspiel.GameType.Information.IMPERFECT_INFORMATION),
+    "caravan": ("Caravan", pyspiel.GameType.Information.PERFECT_INFORMATION),
+}
+
+_registered = {}
+_classes = []
+
+
+def _player_range(name):
+    """The player counts the engine accepts (asked of the engine itself)."""
+    counts = []
+    for n in range(1, 17):
+        try:
+            boardgames.load_game(name, players=n)
+        except ValueError:
+            continue
+        counts.append(n)
+    return min(counts), max(counts)
+
+
+def _scalar_defaults(name):
+    import json
+
+    config = json.loads(boardgames.load_game(name).config_json())
+    return {k: v for k, v in config.items() if isinstance(v, (bool, int, float, str))}
+
+
+def _game_type(name):
+    long_name, information = _ENGINE_FACTS.get(
+        name, (name.capitalize(), pyspiel.GameType.Information.IMPERFECT_INFORMATION)
+    )
+    lo, hi = _player_range(name)
+    perfect = information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    return pyspiel.GameType(
+        short_name=name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=information,
+        utility=pyspiel.GameType.Utility.CONSTANT_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=hi,
+        min_num_players=lo,
+        # A perfect-information game's information state is its history
+        # (OpenSpiel's IIGObserverForPublicInfoGame); an imperfect one's
+        # observation is not perfect recall, so no information state.
+        provides_information_state_string=perfect,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_scalar_defaults(name),
+    )
+
+
+class BoardGame(pyspiel.Game):
+    """An engine's configuration as a pyspiel game."""
+
+    #: The engine's name; set on the per-engine subclass :func:`register` makes.
+    short_name = ""
+
+    def __init__(self, params=None):
+        params = dict(params or {})
+        short_name = self.short_name
+        self._bg = boardgames.load_game(short_name, **params)
+        n = self._bg.num_distinct_actions()
+        info = pyspiel.GameInfo(
+            num_distinct_actions=n,
+            # Chance outcomes are actions of the same id space.
+            max_chance_outcomes=n,
+            num_players=self._bg.num_players(),
+            min_utility=0.0,
+            max_utility=1.0,
+            utility_sum=1.0,
+            max_game_length=self._bg.max_game_length(),
+        )
+        super().__init__(_registered[short_name], info, params)
+
+    @property
+    def boardgame(self):
+        """The :mod:`boardgames` game (``KorovanGame``, ``CaravanGame``)."""
+        return self._bg
+
+    def new_initial_state(self, state=None):
+        """A state at the start of a game (``state``: a :mod:`boardgames`
+        state of this game to wrap, if given)."""
+        return BoardGameState(self, state)
+
+    def max_chance_nodes_in_history(self):
+        return self._bg.max_game_length()
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        """The observer: the engine's observation of a seat (string and
+        float32 tensor), or, for a perfect-information game asked for
+        perfect recall, OpenSpiel's history-based observer."""
+        if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            if self.get_type().information != pyspiel.GameType.Information.PERFECT_INFORMATION:
+                raise ValueError(
+                    f"{self._bg.name} observations are not perfect recall; "
+                    "use the default observation (observation_string/observation_tensor)"
+                )
+            from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+            return IIGObserverForPublicInfoGame(iig_obs_type, params)
+        return BoardGameObserver(self._bg, params)
+
+
+class BoardGameState(pyspiel.State):
+    """A pyspiel state holding a :mod:`boardgames` state (``self.inner``)."""
+
+    def __init__(self, game, state=None):
+        super().__init__(game)
+        self.inner = state if state is not None else game.boardgame.new_initial_state()
+
+    def current_player(self):
+        return self.inner.current_player()
+
+    def _legal_actions(self, player):
+        return self.inner.legal_actions()
+
+    def chance_outcomes(self):
+        return self.inner.chance_outcomes()
+
+    def _apply_action(self, action):
+        self.inner.apply_action(action)
+
+    def _action_to_string(self, player, action):
+        return self.inner.action_to_string(action)
+
+    def is_terminal(self):
+        return self.inner.is_terminal()
+
+    def returns(self):
+        return self.inner.returns()
+
+    def __str__(self):
+        return str(self.inner)
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state drawn from what ``player_id`` knows (the engine's
+        determinization). ``probability_sampler`` is a pyspiel sampler (a
+        callable giving floats in [0, 1)) or an integer seed. The new state
+        has no history of its own (the hidden part of it never happened)."""
+        if callable(probability_sampler):
+            seed = int(probability_sampler() * 2.0**53)
+        else:
+            seed = int(probability_sampler)
+        return BoardGameState(self.get_game(), self.inner.resample_from_infostate(player_id, seed))
+
+
+class BoardGameObserver:
+    """OpenSpiel's PyObserver protocol over the engine's observation."""
+
+    def __init__(self, bg_game, params):
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        shape = bg_game.observation_tensor_shape()
+        self.tensor = np.zeros(math.prod(shape), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state, player):
+        state.inner.observation_tensor_into(player, self.tensor)
+
+    def string_from(self, state, player):
+        return state.inner.observation_string(player)
+
+
+def register():
+    """Registers every engine as a pyspiel game (idempotent). Returns the
+    registered names."""
+    for name in boardgames.registered_games():
+        if name in _registered:
+            continue
+        game_type = _game_type(name)
+        _registered[name] = game_type
+        # A class per engine as the creator (as OpenSpiel's own Python games
+        # do): a class outlives the interpreter's shutdown, a closure would be
+        # freed by OpenSpiel's registry after it, without the GIL.
+        creator = type(f"{_ENGINE_FACTS.get(name, (name.capitalize(),))[0]}Game", (BoardGame,), {"short_name": name})
+        _classes.append(creator)
+        pyspiel.register_game(game_type, creator)
+    return tuple(_registered)
+
+
+def from_boardgames(state):
+    """Wraps a :mod:`boardgames` state (of a registered game) as a pyspiel
+    state of the same configuration's scalar parameters."""
+    register()
+    import json
+
+    config = json.loads(state.get_game().config_json())
+    name = state.get_game().name
+    params = {k: v for k, v in config.items() if k in _registered[name].parameter_specification}
+    game = pyspiel.load_game(name, params)
+    return game.new_initial_state(state)

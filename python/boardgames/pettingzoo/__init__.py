@@ -1,0 +1,154 @@
+"""PettingZoo AEC environments of the engines (needs ``pettingzoo``, an
+optional extra): :mod:`boardgames.pettingzoo.korovan_v0` and
+:mod:`boardgames.pettingzoo.caravan_v0`.
+
+::
+
+    from boardgames.pettingzoo import korovan_v0
+
+    env = korovan_v0.env(players=5, render_mode="ansi")
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = env.action_space(agent).sample(observation["action_mask"])
+        env.step(action)
+    env.close()
+
+Agents are ``player_0`` .. ``player_{n-1}`` (seat order). An observation is
+``{"observation": float32 tensor of the seat's view, "action_mask": int8
+mask over the action space}`` (the mask is all zero for an agent not to
+move). Chance nodes never reach the agents: the environment resolves them
+exactly by their weights from the seeded stream of the Rust driver
+(``Rng(seed).child(CHANCE_STREAM)``), so ``reset(seed=s)`` followed by the
+same actions gives the same game. Rewards come at the end: 1 for a sole
+winner, ``1/k`` for each of ``k`` seats sharing a draw, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+import boardgames
+
+# Observation tensors hold raw counts and flags (docs/encoding-*.md); this
+# bound holds every value a float32 represents exactly as an integer.
+_OBS_BOUND = float(2**24)
+
+
+class BoardGameEnv(AECEnv, EzPickle):
+    """An AEC environment over one engine's configuration."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "boardgame_v0", "is_parallelizable": False}
+
+    def __init__(self, game_name, render_mode=None, **config):
+        EzPickle.__init__(self, game_name, render_mode, **config)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.game = boardgames.load_game(game_name, **config)
+        self.render_mode = render_mode
+        n = self.game.num_players()
+        num_actions = self.game.num_distinct_actions()
+        shape = tuple(self.game.observation_tensor_shape())
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=-_OBS_BOUND, high=_OBS_BOUND, shape=shape, dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(num_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.state = None
+        self._chance = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(2, np.uint32).astype(np.uint64) @ [1 << 32, 1])
+        self.seed_value = int(seed)
+        self._chance = boardgames.Rng(self.seed_value).child(boardgames.CHANCE_STREAM)
+        self.state = self.game.new_initial_state()
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._resolve_chance()
+        self._after_move()
+
+    def _resolve_chance(self):
+        while self.state.is_chance_node():
+            self.state.apply_action(self.state.sample_chance(self._chance))
+
+    def _after_move(self):
+        if self.state.is_terminal():
+            returns = self.state.returns()
+            for a in self.agents:
+                self.rewards[a] = float(returns[self.agent_name_mapping[a]])
+                self.terminations[a] = True
+            # Every agent sees its final observation once, in seat order.
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[self.state.current_player()]
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        mask = np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
+        if self.state.current_player() == seat:
+            mask[:] = self.state.legal_actions_mask()
+        return {"observation": self.state.observation_tensor(seat), "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.state.apply_action(action)
+        self._resolve_chance()
+        self._after_move()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = str(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
+
+
+def make_env(game_name, name, **kwargs):
+    """The environment wrapped as PettingZoo's classic environments are
+    (illegal moves raise, out-of-order calls are caught)."""
+    env = BoardGameEnv(game_name, **kwargs)
+    env.metadata = dict(env.metadata, name=name)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env

@@ -1,0 +1,20 @@
+"""Caravan (2–4 players) as a PettingZoo AEC environment.
+
+``env(players=3, render_mode=None, **config)``: ``config`` takes the fields
+of the Rust ``CaravanConfig`` (``camels``, ``max_turns``, ``held_penalty``,
+``board``). See :mod:`boardgames.pettingzoo`.
+"""
+
+from boardgames.pettingzoo import BoardGameEnv, make_env
+
+
+def env(players=3, render_mode=None, **config):
+    """The wrapped environment."""
+    return make_env("caravan", "caravan_v0", players=players, render_mode=render_mode, **config)
+
+
+def raw_env(players=3, render_mode=None, **config):
+    """The environment without PettingZoo's wrappers."""
+    e = BoardGameEnv("caravan", players=players, render_mode=render_mode, **config)
+    e.metadata = dict(e.metadata, name="caravan_v0")
+    return e
