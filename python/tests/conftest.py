@@ -1,0 +1,40 @@
+"""Shared fixtures: the engines and their player counts."""
+
+import pytest
+
+import boardgames
+
+# Every engine with every player count it accepts (K-1.1: 3..9, C-1.1: 2..4).
+PLAYER_COUNTS = {"korovan": range(3, 10), "caravan": range(2, 5)}
+# A short Caravan (C-7.2's guard at 30 turns) keeps search tests fast.
+SHORT = {"korovan": {}, "caravan": {"max_turns": 30}}
+
+
+@pytest.fixture(params=sorted(PLAYER_COUNTS))
+def name(request):
+    return request.param
+
+
+def play_to_end(state, rng):
+    """Plays uniformly random actions (chance by its probabilities) with a
+    Python ``random.Random``; returns the state."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            ids, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(ids, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def mid_game(name, players, seed, steps=None):
+    """A state some way into a random game (half of it by default)."""
+    import random
+
+    game = boardgames.load_game(name, players=players, **SHORT[name])
+    full = play_to_end(game.new_initial_state(), random.Random(seed))
+    history = full.history()
+    state = game.new_initial_state()
+    for a in history[: (len(history) // 2 if steps is None else steps)]:
+        state.apply_action(a)
+    return state
