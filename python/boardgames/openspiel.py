@@ -221,8 +221,10 @@ def register():
 
 
 def from_boardgames(state):
-    """Wraps a :mod:`boardgames` state (of a registered game) as a pyspiel
-    state of the same configuration's scalar parameters."""
+    """A pyspiel state of the :mod:`boardgames` ``state`` (its game must
+    differ from the defaults in scalar fields only). A state with a history
+    is replayed through pyspiel, so that ``history()`` agrees; a resampled
+    state (no history) is wrapped as it is."""
     register()
     import json
 
@@ -230,4 +232,9 @@ def from_boardgames(state):
     name = state.get_game().name
     params = {k: v for k, v in config.items() if k in _registered[name].parameter_specification}
     game = pyspiel.load_game(name, params)
-    return game.new_initial_state(state)
+    if not state.has_history():
+        return game.new_initial_state(state.clone())
+    out = game.new_initial_state()
+    for action in state.history():
+        out.apply_action(action)
+    return out
