@@ -7,7 +7,7 @@
 //!
 //! * [`core`] holds the logic, generic over [`boardgame_kit::Game`]
 //!   ([`core::GameCore`], [`core::StateCore`]).
-//! * [`engines!`] generates, per engine, a Python game class and a state
+//! * `engines!` generates, per engine, a Python game class and a state
 //!   class that forward to it; the one invocation at the bottom of this file
 //!   lists the engines, so **adding an engine to Python is one line** there.
 //!
