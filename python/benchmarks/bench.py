@@ -108,9 +108,9 @@ def main():
     if not args.no_openspiel:
         import pyspiel
 
-        import boardgames.openspiel
+        from boardgames import openspiel as bg_openspiel
 
-        boardgames.openspiel.register()
+        bg_openspiel.register()
         spiel = [
             ("kuhn_poker", {}),
             ("liars_dice", {}),

@@ -38,7 +38,7 @@ impl<G: Bindable> GameCore<G> {
     /// # Errors
     /// The engine's message when it refuses the configuration.
     pub fn new(config: G::Config) -> Result<Self, String> {
-        let initial = G::new_game(&config).map_err(|e| format!("invalid {} configuration: {e}", G::NAME))?;
+        let initial = G::new_game(&config).map_err(|e| format!("{}: {e}", G::NAME))?;
         Ok(GameCore { config, initial })
     }
 

@@ -1,0 +1,34 @@
+"""Every Python example of docs/python.md and of the README runs (the
+documentation cannot drift from the API)."""
+
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "python.md"
+README = ROOT / "README.md"
+
+
+def examples():
+    found = []
+    for path in (DOC, README):
+        if path.exists():
+            found += re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+    return found
+
+
+def test_the_doc_has_examples():
+    if not DOC.exists():
+        pytest.skip("docs/python.md is not next to this checkout")
+    assert len(examples()) >= 7
+
+
+@pytest.mark.parametrize("code", examples(), ids=lambda c: c.splitlines()[0][:40])
+def test_example_runs(code, capsys):
+    if "pyspiel" in code:
+        pytest.importorskip("pyspiel")
+    if "pettingzoo" in code:
+        pytest.importorskip("pettingzoo")
+    exec(compile(code, str(DOC), "exec"), {"__name__": "__doc_example__"})
