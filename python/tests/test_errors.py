@@ -193,3 +193,45 @@ def test_actions_after_the_end_raise(name="korovan"):
     unchanged(state, before)
     assert state.sample_chance(boardgames.Rng(1)) is None
     assert state.playout(5) == 0
+
+
+def test_read_only_buffer_raises_type_error(state):
+    out = np.zeros(state.get_game().observation_tensor_size(), np.float32)
+    out.setflags(write=False)
+    with pytest.raises(TypeError, match="not writeable"):
+        state.observation_tensor_into(0, out)
+    assert not out.any()
+
+
+def test_rng_bad_arguments():
+    rng = boardgames.Rng(1)
+    for call, arg in [(rng.index, -1), (rng.child, -1), (rng.child, 2**32), (rng.weighted, [-1]), (rng.weighted, [2**32])]:
+        with pytest.raises(ValueError, match="out of range"):
+            call(arg)
+    for call, arg in [(rng.index, "3"), (rng.child, 1.5), (rng.weighted, ["a"]), (rng.weighted, 5)]:
+        with pytest.raises(TypeError):
+            call(arg)
+    assert rng.weighted([]) is None and rng.weighted([0, 0]) is None
+    assert rng.index(0) == 0
+
+
+def test_rng_matches_the_kits_golden_values():
+    # The kit's pinned values for seed 42 (crates/boardgame-kit/src/rng.rs).
+    rng = boardgames.Rng(42)
+    assert [rng.next_u64() for _ in range(2)] == [12578764544318200737, 17529487244874322312]
+    assert boardgames.Rng(42).child(3).next_u64() == 16096927781296477347
+    rng = boardgames.Rng(42)
+    assert [rng.index(10) for _ in range(8)] == [2, 6, 1, 9, 7, 4, 3, 6]
+
+
+def test_bad_playout_and_sample_arguments(state):
+    before = state.clone()
+    with pytest.raises(ValueError, match="max_steps"):
+        state.playout(1, max_steps=-1)
+    with pytest.raises(TypeError):
+        state.playout(1, max_steps="3")
+    with pytest.raises(TypeError):
+        state.sample_chance(7)
+    with pytest.raises(TypeError):
+        state.resample_from_infostate(0, lambda: "x")
+    unchanged(state, before)

@@ -48,6 +48,14 @@ fn int_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<i128> {
     }
 }
 
+/// A non-negative integer argument that fits `T` (a count, a label, a
+/// weight): `TypeError` for a non-integer, `ValueError` (not
+/// `OverflowError`) for a negative or too large one.
+fn uint_arg<T: TryFrom<i128>>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    let v = int_arg(obj, what)?;
+    T::try_from(v).map_err(|_| value_error(format!("{what} {v} is out of range")))
+}
+
 /// A seed argument: any integer in `0..2^64`.
 fn seed_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
     match obj.extract::<u64>() {
@@ -78,8 +86,8 @@ impl Rng {
     }
 
     /// The independent child stream `label` (does not advance this one).
-    fn child(&self, label: u32) -> Rng {
-        Rng { inner: self.inner.child(label) }
+    fn child(&self, label: &Bound<'_, PyAny>) -> PyResult<Rng> {
+        Ok(Rng { inner: self.inner.child(uint_arg(label, "stream label")?) })
     }
 
     /// The next raw 64-bit word.
@@ -88,8 +96,9 @@ impl Rng {
     }
 
     /// A uniform index in `0..n` (0 when `n` is 0).
-    fn index(&mut self, n: usize) -> usize {
-        self.inner.index(n)
+    fn index(&mut self, n: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let n: usize = uint_arg(n, "n")?;
+        Ok(self.inner.index(n))
     }
 
     /// A uniform float in `[0, 1)`.
@@ -99,8 +108,12 @@ impl Rng {
 
     /// Index `i` with probability `weights[i] / sum(weights)`, exactly;
     /// `None` when the weights are empty or all 0.
-    fn weighted(&mut self, weights: Vec<u32>) -> Option<usize> {
-        self.inner.weighted(&weights)
+    fn weighted(&mut self, weights: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+        let mut ws: Vec<u32> = Vec::new();
+        for w in weights.try_iter().map_err(|_| PyTypeError::new_err("weights must be an iterable of integers"))? {
+            ws.push(uint_arg(&w?, "weight")?);
+        }
+        Ok(self.inner.weighted(&ws))
     }
 
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Rng {
@@ -354,9 +367,13 @@ macro_rules! engines {
                 /// weights, all from `Rng(seed)` as the kit's `playout`) until the end
                 /// or `max_steps`; returns the number of actions played.
                 #[pyo3(signature = (seed, max_steps=None))]
-                fn playout(&mut self, seed: &Bound<'_, PyAny>, max_steps: Option<usize>) -> PyResult<usize> {
+                fn playout(&mut self, seed: &Bound<'_, PyAny>, max_steps: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
                     let mut rng = GameRng::new(seed_arg(seed)?);
-                    Ok(self.core.playout(&mut rng, max_steps.unwrap_or(usize::MAX)))
+                    let max_steps = match max_steps {
+                        Some(m) if !m.is_none() => uint_arg(m, "max_steps")?,
+                        _ => usize::MAX,
+                    };
+                    Ok(self.core.playout(&mut rng, max_steps))
                 }
                 fn __str__(&self) -> String {
                     self.core.state.to_string()
