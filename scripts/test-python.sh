@@ -9,25 +9,32 @@
 #   scripts/test-python.sh            # from anywhere in the repository
 #
 # Environment: PYTHON (default python3, >= 3.9), BOARDGAMES_VENV (default
-# target/py-venv-ci). Needs the Rust toolchain and access to PyPI.
+# target/py-venv-ci), BOARDGAMES_PROFILE (the cargo profile of the wheel,
+# default `dev`: it reuses what `cargo test` compiled, and the suite is bound
+# by Python, not by the engines; `release` for the published wheel's build).
+# Needs the Rust toolchain and access to PyPI.
 # Exits non-zero when a step fails or when pytest collects no tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 VENV=${BOARDGAMES_VENV:-target/py-venv-ci}
+PROFILE=${BOARDGAMES_PROFILE:-dev}
+TARGET=${CARGO_TARGET_DIR:-target}
 
 if [ ! -x "$VENV/bin/python" ]; then
     echo "== creating the virtual environment $VENV"
     "$PYTHON" -m venv "$VENV"
 fi
 
-echo "== pip install ./python[test] (builds the wheel with maturin)"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "./python[test]"
+echo "== pip install ./python[test] (builds the wheel with maturin, cargo profile $PROFILE)"
+MATURIN_PEP517_ARGS="--profile $PROFILE" \
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "./python[test]"
 
 echo "== cargo build -p boardgame-cli (the acceptance test replays Python records with it)"
 cargo build --quiet -p boardgame-cli
-export BOARDGAME_BIN="$PWD/target/debug/boardgame"
+case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
+export BOARDGAME_BIN="$TARGET/debug/boardgame"
 export BOARDGAMES_REQUIRE_BINARY=1
 
 echo "== pytest python/tests"
