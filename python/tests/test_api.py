@@ -228,3 +228,18 @@ def test_native_playout(name):
     assert a == b
     c = game.new_initial_state()
     assert c.playout(123, max_steps=5) == 5 and c.history() == a.history()[:5]
+
+
+def test_native_calls_run_in_threads(name):
+    from concurrent.futures import ThreadPoolExecutor
+
+    game = boardgames.load_game(name, players=3, **SHORT[name])
+
+    def play(seed):
+        state = game.new_initial_state()
+        state.playout(seed)
+        return state.history(), game.play_random(seed)
+
+    sequential = [play(s) for s in range(8)]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(play, range(8))) == sequential

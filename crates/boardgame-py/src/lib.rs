@@ -179,8 +179,11 @@ macro_rules! engines {
                 /// Plays one game natively with the kit's driver and a random agent
                 /// in every seat, from `seed`; returns its JSON record (the
                 /// `boardgame` binary's format).
-                fn play_random(&self, seed: &Bound<'_, PyAny>) -> PyResult<String> {
-                    let record = self.core.play_random(seed_arg(seed)?).map_err(value_error)?;
+                /// Other Python threads run meanwhile (the GIL is released).
+                fn play_random(&self, py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<String> {
+                    let seed = seed_arg(seed)?;
+                    let core = &self.core;
+                    let record = py.detach(move || core.play_random(seed)).map_err(value_error)?;
                     Ok(record.to_json())
                 }
                 fn __repr__(&self) -> String {
@@ -366,14 +369,16 @@ macro_rules! engines {
                 /// Plays random actions natively (uniform decisions, chance by its
                 /// weights, all from `Rng(seed)` as the kit's `playout`) until the end
                 /// or `max_steps`; returns the number of actions played.
+                /// Other Python threads run meanwhile (the GIL is released).
                 #[pyo3(signature = (seed, max_steps=None))]
-                fn playout(&mut self, seed: &Bound<'_, PyAny>, max_steps: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+                fn playout(&mut self, py: Python<'_>, seed: &Bound<'_, PyAny>, max_steps: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
                     let mut rng = GameRng::new(seed_arg(seed)?);
                     let max_steps = match max_steps {
                         Some(m) if !m.is_none() => uint_arg(m, "max_steps")?,
                         _ => usize::MAX,
                     };
-                    Ok(self.core.playout(&mut rng, max_steps))
+                    let core = &mut self.core;
+                    Ok(py.detach(move || core.playout(&mut rng, max_steps)))
                 }
                 fn __str__(&self) -> String {
                     self.core.state.to_string()

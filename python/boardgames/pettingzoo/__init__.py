@@ -80,7 +80,7 @@ class BoardGameEnv(AECEnv, EzPickle):
 
     def reset(self, seed=None, options=None):
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(2, np.uint32).astype(np.uint64) @ [1 << 32, 1])
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         self.seed_value = int(seed)
         self._chance = boardgames.Rng(self.seed_value).child(boardgames.CHANCE_STREAM)
         self.state = self.game.new_initial_state()
