@@ -194,3 +194,13 @@ def test_from_boardgames_wraps_a_state():
     assert state.history() == bg.history()
     sample = bo.from_boardgames(bg.resample_from_infostate(0, 1))
     assert sample.history() == [] and str(sample) == str(bg)
+
+
+def test_game_strings_and_bad_parameters():
+    game = pyspiel.load_game("korovan(players=7,laps=2)")
+    assert game.num_players() == 7
+    assert game.boardgame.max_game_length() == game.max_game_length()
+    with pytest.raises(ValueError, match="players must be between 3 and 9, got 2"):
+        pyspiel.load_game("korovan", {"players": 2})
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'colour'"):
+        pyspiel.load_game("korovan", {"colour": 2})
