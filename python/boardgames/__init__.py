@@ -2,6 +2,7 @@
 
 The API has the names OpenSpiel users know::
 
+    import random
     import boardgames
     game = boardgames.load_game("korovan", players=5)
     state = game.new_initial_state()
