@@ -368,11 +368,9 @@ impl<G: Bindable> StateCore<G> {
     /// until the end or `max_steps` actions, recording them; returns the
     /// number played. Same choices as the kit's `playout` with that `rng`.
     pub fn playout(&mut self, rng: &mut GameRng, max_steps: usize) -> usize {
-        let mut list = G::ActionList::default();
-        let mut chances = G::ChanceList::default();
         let mut steps = 0;
         while steps < max_steps {
-            let Some(action) = random_action(&self.state, rng, &mut list, &mut chances) else { break };
+            let Some(action) = random_action(&self.state, rng) else { break };
             self.state.apply_unchecked(action);
             if let Some(h) = &mut self.history {
                 h.push(G::action_id(self.state.config(), action));
