@@ -6,7 +6,7 @@
 //! player's view.
 
 use boardgame_kit::testgame::HiddenNim;
-use boardgame_kit::{Agent, Budget, Evaluation, Game, IsMctsAgent};
+use boardgame_kit::{Agent, Bots, Budget, Evaluation, Game, IsMctsAgent};
 use caravan_core::{Caravan, EndKind};
 use clap::{Args, ValueEnum};
 use korovan_core::Korovan;
@@ -337,6 +337,11 @@ impl CliGame for Caravan {
     }
 
     fn heuristic() -> Option<Box<dyn Agent<Self>>> {
-        Some(Box::new(caravan_core::CaravanHeuristic::new()))
+        <Caravan as Bots>::heuristic_agent()
+    }
+
+    /// The engine's tuned ISMCTS ([`caravan_core::tuned_ismcts`]).
+    fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
+        <Caravan as Bots>::tuned_agent(budget)
     }
 }

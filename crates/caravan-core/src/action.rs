@@ -74,6 +74,26 @@ const MAX_ID: u32 = action_space(4);
 #[serde(try_from = "String", into = "String")]
 pub struct Action(u32);
 
+/// The fields of an action id as plain numbers ([`Action::decode`]):
+/// squares as indices `0..49` (a move's `from` is [`SUPPLY_FROM`] for the
+/// supply), kinds as indices `0..8`, a pick-up's space as its index `0..8`.
+/// The raw victim of a steal may exceed 3 only for ids no constructor makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decoded {
+    /// A draw of kind index `kind`.
+    Draw { kind: u32 },
+    /// End the turn.
+    End,
+    /// Pick up at numbered space index `index`.
+    Pick { index: u32 },
+    /// Move a camel from `from` to `to`.
+    Move { from: u32, to: u32 },
+    /// Move a good of kind `kind` (under its camel if `under`) from `from` to `to`.
+    Good { from: u32, kind: u32, under: bool, to: u32 },
+    /// Steal the `kind` on top of seat `victim`'s camel on `square`.
+    Steal { victim: u32, square: u32, kind: u32 },
+}
+
 /// The decoded form of an [`Action`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Act {
@@ -226,29 +246,51 @@ impl Action {
     /// The decoded action.
     #[inline]
     pub fn act(self) -> Act {
-        let id = self.0;
         let sq = |i: u32| Square::unchecked((i % SQ) as u8);
         let kind = |i: u32| Kind::ALL[(i % KINDS as u32) as usize];
+        match self.decode() {
+            Decoded::Draw { kind: k } => Act::Draw(kind(k)),
+            Decoded::End => Act::End,
+            Decoded::Pick { index } => Act::Pick { space: (index + 1) as u8 },
+            Decoded::Move { from, to } => {
+                Act::Move { from: if from == SUPPLY_FROM { None } else { Some(sq(from)) }, to: sq(to) }
+            }
+            Decoded::Good { from, kind: k, under, to } => {
+                Act::Good { kind: kind(k), under, from: sq(from), to: sq(to) }
+            }
+            Decoded::Steal { victim, square, kind: k } => {
+                Act::Steal { kind: kind(k), square: sq(square), victim: victim.min(3) as u8 }
+            }
+        }
+    }
+
+    /// The id split into its fields (see the module docs), as plain
+    /// numbers: what [`Action::act`] reads, and what the transitions read
+    /// without building squares and kinds.
+    #[inline]
+    pub(crate) const fn decode(self) -> Decoded {
+        let id = self.0;
         if id < END_ID {
-            Act::Draw(kind(id))
+            Decoded::Draw { kind: id - DRAW_BASE }
         } else if id == END_ID {
-            Act::End
+            Decoded::End
         } else if id < MOVE_BASE {
-            Act::Pick { space: (id - PICK_BASE + 1) as u8 }
+            Decoded::Pick { index: id - PICK_BASE }
         } else if id < GOOD_BASE {
             let r = id - MOVE_BASE;
-            let f = r / SQ;
-            Act::Move { from: if f == SUPPLY_FROM { None } else { Some(sq(f)) }, to: sq(r) }
+            Decoded::Move { from: r / SQ, to: r % SQ }
         } else if id < STEAL_BASE {
             let r = id - GOOD_BASE;
             let to = r % SQ;
             let r = r / SQ;
             let under = r & 1 == 1;
             let r = r >> 1;
-            Act::Good { kind: kind(r), under, from: sq(r / KINDS as u32), to: sq(to) }
+            Decoded::Good { from: r / KINDS as u32, kind: r % KINDS as u32, under, to }
         } else {
             let r = id - STEAL_BASE;
-            Act::Steal { kind: kind(r), square: sq(r / KINDS as u32), victim: ((r / KINDS as u32) / SQ).min(3) as u8 }
+            let kind = r % KINDS as u32;
+            let r = r / KINDS as u32;
+            Decoded::Steal { victim: r / SQ, square: r % SQ, kind }
         }
     }
 

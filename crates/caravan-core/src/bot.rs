@@ -1,6 +1,8 @@
-//! [`CaravanHeuristic`]: a search-free planner for Caravan.
+//! The engine's agents: [`CaravanHeuristic`], a search-free planner, and
+//! [`tuned_ismcts`], the kit's ISMCTS tuned for Caravan (`ismcts-h` in
+//! `docs/bots.md`); `impl Bots for Caravan` names both for every front end.
 
-use boardgame_kit::{Agent, Game, GameRng, Turn};
+use boardgame_kit::{Agent, Bots, Budget, Evaluation, Game, GameRng, IsMctsAgent, Turn};
 
 use crate::action::Action;
 use crate::board::{FULL, KINDS, Kind, SIDE, SPACES, SQUARES, Square, flood, neighbours};
@@ -103,6 +105,62 @@ impl Agent<Caravan> for CaravanHeuristic {
             }
         }
         self.plan(state, seat)
+    }
+}
+
+/// [`tuned_ismcts`]: rollouts stop after this many actions (chance
+/// included) and the state reached is scored.
+const TUNED_ROLLOUT_DEPTH: usize = 20;
+/// [`tuned_ismcts`]: truncated rollouts are scored by score margins on this
+/// scale (points; a common good is worth 3, a rare one 6, C-7.3).
+const TUNED_MARGIN_SCALE: f64 = 30.0;
+/// [`tuned_ismcts`]: the weight of the heuristic's progressive bias.
+const TUNED_PRIOR_WEIGHT: f64 = 1.0;
+/// [`tuned_ismcts`]: the UCB1 exploration constant.
+const TUNED_EXPLORATION: f64 = 0.1;
+
+/// The strongest Caravan agent of `docs/bots.md` (`ismcts-h`), with
+/// `budget` per decision: the kit's information-set MCTS with
+/// [`CaravanHeuristic`] as the tree's prior (its choice is expanded first,
+/// with a progressive bias of weight 1 and progressive widening) and as the
+/// rollout policy of every seat; rollouts are cut after 20 actions and
+/// scored by score margins on a scale of 30 points; exploration 0.1. With
+/// 1000 iterations it wins about 91% of 2-player games against the
+/// heuristic and all against random play (`docs/bots.md`).
+///
+/// ```
+/// use boardgame_kit::{Agent, Budget, Game, GameRng};
+/// use caravan_core::{Caravan, CaravanConfig, tuned_ismcts};
+///
+/// let mut agent = tuned_ismcts(Budget::Iterations(50));
+/// let mut state = Caravan::new_game(&CaravanConfig::with_players(2)).unwrap();
+/// let mut rng = GameRng::new(1);
+/// let mut chances = <Caravan as Game>::ChanceList::default();
+/// while state.turn() == boardgame_kit::Turn::Chance {
+///     let draw = boardgame_kit::sample_chance(&state, &mut rng, &mut chances).unwrap();
+///     state.apply(draw).unwrap();
+/// }
+/// let action = agent.act(&state, 0, &mut rng);
+/// assert!(state.validate(action).is_ok());
+/// ```
+pub fn tuned_ismcts(budget: Budget) -> IsMctsAgent<Caravan> {
+    IsMctsAgent::new(budget)
+        .prior_agent(Box::new(CaravanHeuristic::new()), TUNED_PRIOR_WEIGHT)
+        .rollout_agent(Box::new(CaravanHeuristic::new()))
+        .rollout_depth(TUNED_ROLLOUT_DEPTH)
+        .evaluation(Evaluation::ScoreMargin(TUNED_MARGIN_SCALE))
+        .exploration(TUNED_EXPLORATION)
+}
+
+/// Caravan's agents by name: `heuristic` is [`CaravanHeuristic`],
+/// `ismcts-h:N` is [`tuned_ismcts`].
+impl Bots for Caravan {
+    fn heuristic_agent() -> Option<Box<dyn Agent<Caravan>>> {
+        Some(Box::new(CaravanHeuristic::new()))
+    }
+
+    fn tuned_agent(budget: Budget) -> Option<Box<dyn Agent<Caravan>>> {
+        Some(Box::new(tuned_ismcts(budget)))
     }
 }
 

@@ -1,13 +1,14 @@
 //! The typed errors of the engine: [`IllegalReason`] (why an action is not
 //! legal now), [`SetupError`] (why a hand-made position cannot occur,
-//! C-11.2) and [`CaravanError`], every error of the engine; and the
-//! notation's `FromStr` for [`Action`], whose error is [`CaravanError`].
+//! C-11.2) and [`CaravanError`], every error of the engine (the kit's
+//! [`GameError`] with these parts and [`ConfigError`]); and the notation's
+//! `FromStr` for [`Action`], whose error is [`CaravanError`].
 
-use std::fmt;
 use std::str::FromStr;
 
+use boardgame_kit::GameError;
+
 use crate::action::{self, Action};
-use crate::board::NotationError;
 use crate::config::ConfigError;
 
 /// A hand-made position ([`crate::CaravanSetup`]) that cannot occur
@@ -122,128 +123,81 @@ pub enum SetupError {
 }
 
 /// Why an action is not legal in a state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IllegalReason {
     /// The game is over.
+    #[error("the game is over")]
     GameOver,
     /// A draw at a player's decision.
+    #[error("draws happen only at chance nodes, and a player must act now")]
     NotChance,
     /// A player's action at a chance node.
+    #[error("a good must be drawn from the bag first (chance node)")]
     ChanceNode,
     /// The bag holds no cube of that kind.
+    #[error("the bag holds no cube of that kind")]
     NotInBag,
     /// C-5.1: no unladen camel of the mover at the source.
+    #[error("C-5.1: you have no unladen camel on that square")]
     NoCamelAtSource,
     /// C-5.1: all of the mover's camels are on the board.
+    #[error("C-5.1: all your camels are already on the board")]
     SupplyEmpty,
     /// C-5.1: the target is the source.
+    #[error("C-5.1: a camel must move to another square")]
     SameSquare,
     /// C-5.1: a move onto an occupied square costs 2 and one action is left.
+    #[error("C-5.1: a move onto an occupied square costs 2 actions, only 1 is left")]
     NeedsTwoActions,
     /// C-5.2: no good lies there.
+    #[error("C-5.2: no good lies on that numbered space")]
     NoGoodLying,
     /// C-5.2: the mover has no unladen camel there.
+    #[error("C-5.2: you have no unladen camel on that numbered space")]
     NoUnladenCamel,
     /// C-5.3: no camel of the mover carries such a good there.
+    #[error("C-5.3: none of your camels on that square carries such a good in that position")]
     NoSuchGood,
     /// C-5.3: no unladen camel of the mover at the target.
+    #[error("C-5.3: you have no unladen camel on the target square")]
     NoTarget,
     /// C-5.3: the target is not linked to the source by a chain.
+    #[error("C-5.3: no chain of your camels links the source to the target square")]
     NoChain,
     /// C-5.3: a good on top cannot move within its square.
+    #[error("C-5.3: a good on top of a camel cannot move within its square")]
     TopSameSquare,
     /// C-5.5: the mover holds no theft marker.
+    #[error("C-5.5: you hold no theft marker")]
     NoTheftMarker,
     /// C-5.5: the victim is the mover or not a player.
+    #[error("C-5.5: the victim must be another player of this game")]
     BadVictim,
     /// C-5.5: the victim has no camel with such a good on top there.
+    #[error("C-5.5: the victim has no camel on that square carrying such a good on top")]
     NothingToSteal,
     /// C-5.5: the thief needs an unladen camel on that square.
+    #[error("C-5.5: you need an unladen camel on that square to steal")]
     NoThief,
     /// The id is not an action of this configuration.
+    #[error("the action does not exist in this configuration")]
     OutOfSpace,
 }
 
-impl fmt::Display for IllegalReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            IllegalReason::GameOver => "the game is over",
-            IllegalReason::NotChance => "draws happen only at chance nodes, and a player must act now",
-            IllegalReason::ChanceNode => "a good must be drawn from the bag first (chance node)",
-            IllegalReason::NotInBag => "the bag holds no cube of that kind",
-            IllegalReason::NoCamelAtSource => "C-5.1: you have no unladen camel on that square",
-            IllegalReason::SupplyEmpty => "C-5.1: all your camels are already on the board",
-            IllegalReason::SameSquare => "C-5.1: a camel must move to another square",
-            IllegalReason::NeedsTwoActions => "C-5.1: a move onto an occupied square costs 2 actions, only 1 is left",
-            IllegalReason::NoGoodLying => "C-5.2: no good lies on that numbered space",
-            IllegalReason::NoUnladenCamel => "C-5.2: you have no unladen camel on that numbered space",
-            IllegalReason::NoSuchGood => {
-                "C-5.3: none of your camels on that square carries such a good in that position"
-            }
-            IllegalReason::NoTarget => "C-5.3: you have no unladen camel on the target square",
-            IllegalReason::NoChain => "C-5.3: no chain of your camels links the source to the target square",
-            IllegalReason::TopSameSquare => "C-5.3: a good on top of a camel cannot move within its square",
-            IllegalReason::NoTheftMarker => "C-5.5: you hold no theft marker",
-            IllegalReason::BadVictim => "C-5.5: the victim must be another player of this game",
-            IllegalReason::NothingToSteal => {
-                "C-5.5: the victim has no camel on that square carrying such a good on top"
-            }
-            IllegalReason::NoThief => "C-5.5: you need an unladen camel on that square to steal",
-            IllegalReason::OutOfSpace => "the action does not exist in this configuration",
-        })
-    }
-}
+/// Every error of the Caravan engine: the kit's one error shape
+/// ([`GameError`]) with Caravan's parts. A bad configuration is
+/// [`GameError::Config`], an impossible hand-made position
+/// [`GameError::Setup`], an action not legal now [`GameError::Illegal`]
+/// with its [`IllegalReason`], malformed notation [`GameError::Notation`].
+pub type CaravanError = GameError<Action, IllegalReason, ConfigError, SetupError>;
 
-/// Every error of the Caravan engine.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CaravanError {
-    /// A bad configuration.
-    #[error("invalid configuration: {0}")]
-    Config(#[from] ConfigError),
-    /// An impossible position.
-    #[error("invalid position: {0}")]
-    Setup(#[from] SetupError),
-    /// An action that is not legal now.
-    #[error("illegal action `{action}`: {reason}")]
-    Illegal {
-        /// The action.
-        action: Action,
-        /// Why not.
-        reason: IllegalReason,
-    },
-    /// An id outside the action space.
-    #[error("unknown action id {id} (the action space has {size} ids)")]
-    UnknownId {
-        /// The id.
-        id: u32,
-        /// The size of the action space.
-        size: usize,
-    },
-    /// Malformed notation.
-    #[error(transparent)]
-    Notation(#[from] NotationError),
-    /// A seat that does not play.
-    #[error("seat {seat} does not exist (the game has {players} players)")]
-    Seat {
-        /// The seat.
-        seat: usize,
-        /// The number of players.
-        players: usize,
-    },
-    /// An observation tensor buffer of the wrong length.
-    #[error("tensor buffer has length {found}, expected {expected}")]
-    Buffer {
-        /// Its length.
-        found: usize,
-        /// The tensor length.
-        expected: usize,
-    },
-}
-
+/// Parses the notation of an action; a malformed text is
+/// [`GameError::Notation`] naming the whole text and what the part that
+/// failed should look like.
 impl FromStr for Action {
     type Err = CaravanError;
     fn from_str(s: &str) -> Result<Action, CaravanError> {
-        Ok(action::parse(s)?)
+        action::parse(s).map_err(|e| GameError::Notation { text: s.to_string(), expected: e.expected })
     }
 }
 

@@ -1,8 +1,9 @@
 //! `impl boardgame_kit::Game for Caravan`: thin delegation to the modules
 //! that hold the rules (`rules`), the knowledge (`knowledge`), the
-//! observation (`observation`) and the action ids (`action`).
+//! observation (`observation`) and the action ids (`action`). The engine's
+//! agents (`impl Bots`) are in `bot`.
 
-use boardgame_kit::{ActionId, Game, GameRng, Outcome, Turn, Viewer};
+use boardgame_kit::{ActionBuffer, ActionId, Game, GameError, GameRng, Outcome, Turn, Viewer, chance_actions};
 
 use crate::action::{Action, ActionList, ChanceList, action_space};
 use crate::config::CaravanConfig;
@@ -16,7 +17,7 @@ impl Caravan {
         if seat < usize::from(self.config.players) {
             Ok(())
         } else {
-            Err(CaravanError::Seat { seat, players: usize::from(self.config.players) })
+            Err(GameError::Seat { seat, players: usize::from(self.config.players) })
         }
     }
 }
@@ -33,7 +34,7 @@ impl Game for Caravan {
     const RULES_VERSION: u32 = 1;
 
     fn new_game(config: &CaravanConfig) -> Result<Caravan, CaravanError> {
-        config.validate()?;
+        config.validate().map_err(GameError::Config)?;
         Ok(Caravan::initial(*config))
     }
 
@@ -52,7 +53,11 @@ impl Game for Caravan {
 
     #[inline]
     fn legal_actions(&self, out: &mut ActionList) {
-        self.generate(out);
+        match self.whose_turn() {
+            Turn::Player(_) => self.generate(out),
+            Turn::Chance => chance_actions(self, out),
+            Turn::Terminal => out.clear(),
+        }
     }
 
     fn chance_outcomes(&self, out: &mut ChanceList) {
@@ -92,8 +97,8 @@ impl Game for Caravan {
     }
 
     fn action_from_id(config: &CaravanConfig, id: ActionId) -> Result<Action, CaravanError> {
-        let size = Self::num_distinct_actions(config);
-        if (id as usize) < size { Ok(Action::raw(id)) } else { Err(CaravanError::UnknownId { id, size }) }
+        let num_ids = Self::num_distinct_actions(config);
+        if (id as usize) < num_ids { Ok(Action::raw(id)) } else { Err(GameError::UnknownId { id, num_ids }) }
     }
 
     fn observation(&self, seat: usize) -> Result<CaravanObservation, CaravanError> {
@@ -108,16 +113,14 @@ impl Game for Caravan {
     fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), CaravanError> {
         self.seat(seat)?;
         if out.len() != TENSOR_LEN {
-            return Err(CaravanError::Buffer { found: out.len(), expected: TENSOR_LEN });
+            return Err(GameError::Buffer { found: out.len(), expected: TENSOR_LEN });
         }
         self.write_tensor(seat, out);
         Ok(())
     }
 
-    /// C-8: every action, chance draws included, is seen by everyone (the
-    /// bag's order is not part of the state; what is drawn is public).
-    fn view_action(&self, _viewer: Viewer, action: Action) -> Option<Action> {
-        Some(action)
+    fn view_action(&self, viewer: Viewer, action: Action) -> Option<Action> {
+        self.seen_action(viewer, action)
     }
 
     fn determinize(&self, observer: usize, _rng: &mut GameRng) -> Result<Caravan, CaravanError> {

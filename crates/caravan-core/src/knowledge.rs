@@ -4,8 +4,14 @@
 //! exists — the state holds no generator and no future draw (C-8.2). So a
 //! seat knows the whole state: the observation (`observation`) is the whole
 //! position, and the only state consistent with what a seat knows is the
-//! state itself, which is what determinization returns.
+//! state itself, which is what determinization returns. Every action is
+//! seen by everyone, seats and spectators: a player's action changes only
+//! public facts, and a chance draw puts a good of a kind onto a numbered
+//! space, where everyone sees it (C-8.1).
 
+use boardgame_kit::Viewer;
+
+use crate::action::Action;
 use crate::state::Caravan;
 
 impl Caravan {
@@ -14,5 +20,13 @@ impl Caravan {
     #[inline]
     pub(crate) fn determinized(&self) -> Caravan {
         *self
+    }
+
+    /// What `viewer` learns of `action` played in this state: the action
+    /// itself, for every viewer, draws included (C-8.1: everything an
+    /// action changes is public).
+    #[inline]
+    pub(crate) fn seen_action(&self, _viewer: Viewer, action: Action) -> Option<Action> {
+        Some(action)
     }
 }

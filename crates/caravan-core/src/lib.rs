@@ -72,7 +72,7 @@ mod state;
 
 pub use action::{ACTION_LIST_CAPACITY, Act, Action, ActionList, ChanceList};
 pub use board::{FULL_BAG, KINDS, Kind, NotationError, SIDE, SPACES, SQUARES, Square};
-pub use bot::CaravanHeuristic;
+pub use bot::{CaravanHeuristic, tuned_ismcts};
 pub use config::{Board, CaravanConfig, ConfigError, MAX_TURNS_LIMIT};
 pub use error::{CaravanError, IllegalReason, SetupError};
 pub use observation::{CaravanObservation, GLOBAL_SCALARS, PLANES, PLAYER_SCALARS, TENSOR_LEN};

@@ -4,9 +4,9 @@
 //! and the outcome (C-7.3..C-7.5). The code here cites the rule ids of
 //! `docs/rules/caravan.md`.
 
-use boardgame_kit::{ActionBuffer, ChanceOutcome, Outcome, Seats, Turn};
+use boardgame_kit::{ActionBuffer, ChanceOutcome, Outcome, Turn};
 
-use crate::action::{Act, Action, ActionList, ChanceList, SUPPLY_FROM, action_space};
+use crate::action::{Act, Action, ActionList, ChanceList, Decoded, SUPPLY_FROM, action_space};
 use crate::board::{Bits, FULL, KINDS, Kind, SPACES, flood};
 use crate::config::CaravanConfig;
 use crate::error::IllegalReason;
@@ -71,16 +71,12 @@ impl Caravan {
     /// goods delivered, else a draw among the best.
     pub(crate) fn result(&self) -> Option<Outcome> {
         self.end?;
-        let n = usize::from(self.config.players);
-        let key = |p: usize| (self.points(p), self.delivered_count(p));
-        let best = (0..n).map(key).max()?;
-        let mut seats = Seats::EMPTY;
-        for p in 0..n {
-            if key(p) == best {
-                seats = seats.with(p);
-            }
+        let n = usize::from(self.config.players).min(MAX_PLAYERS);
+        let mut keys = [(0, 0); MAX_PLAYERS];
+        for (p, key) in keys.iter_mut().enumerate().take(n) {
+            *key = (self.points(p), self.delivered_count(p));
         }
-        Some(if seats.len() == 1 { Outcome::Winner(seats.iter().next().unwrap_or(0)) } else { Outcome::Draw(seats) })
+        Outcome::from_best(&keys[..n])
     }
 
     /// The chance outcomes (C-3.1, C-6.1): each kind still in the bag,
@@ -96,21 +92,12 @@ impl Caravan {
         }
     }
 
-    /// The legal actions, written into `out` (see [`boardgame_kit::Game::legal_actions`]).
+    /// The legal actions of the seat to move at a decision (not at a
+    /// chance node, not once the game is over), written into `out` (see
+    /// [`boardgame_kit::Game::legal_actions`]).
     #[inline]
     pub(crate) fn generate(&self, out: &mut ActionList) {
         out.clear();
-        if self.end.is_some() {
-            return;
-        }
-        if self.pending != 0 {
-            for k in 0..KINDS {
-                if self.bag[k] > 0 {
-                    out.push(Action::draw_at(k));
-                }
-            }
-            return;
-        }
         let p = self.to_move();
         // C-5.1: cost 1 to a free square, 2 to an occupied one. With two
         // actions left every other square is a target: the ids of one source
@@ -282,10 +269,10 @@ impl Caravan {
     #[inline]
     pub(crate) fn play(&mut self, action: Action) {
         let p = self.to_move();
-        match action.act() {
-            Act::Draw(kind) => {
+        match action.decode() {
+            Decoded::Draw { kind } => {
                 // C-3.1 / C-6.1: a draw onto the next pending space, in order.
-                let k = kind as usize;
+                let k = kind as usize % KINDS;
                 let i = self.pending.trailing_zeros() as usize % SPACES;
                 self.lying[i] = k as u8 + 1;
                 self.bag[k] = self.bag[k].saturating_sub(1);
@@ -296,15 +283,15 @@ impl Caravan {
                 }
                 return;
             }
-            Act::End => {
+            Decoded::End => {
                 // C-4.2, C-7.2: a pass is `end` as the turn's first action.
                 let pass = self.left == allowance(self.turn_index);
                 self.end_turn(pass);
                 return;
             }
-            Act::Pick { space } => {
+            Decoded::Pick { index } => {
                 // C-5.2
-                let i = usize::from(space.saturating_sub(1)) % SPACES;
+                let i = index as usize % SPACES;
                 let s = u16::from(self.config.board.spaces[i]);
                 let kind = u16::from(self.lying[i].saturating_sub(1));
                 self.replace(p, s << 8, (s << 8) | (1 + kind));
@@ -328,41 +315,35 @@ impl Caravan {
                     }
                 }
             }
-            Act::Move { from, to } => {
-                // C-5.1
-                let from = match from {
-                    Some(s) => u16::from(s.index()),
-                    None => SUPPLY_LOC,
-                };
-                let cost = if self.occupied() & to.bit() != 0 { 2 } else { 1 };
-                let to = u16::from(to.index());
+            Decoded::Move { from, to } => {
+                // C-5.1 (`from` is the supply's location for a camel from the supply)
+                let (from, to) = (from as u16, to as u16);
+                let cost = if self.occupied() & (1u64 << to) != 0 { 2 } else { 1 };
                 self.replace(p, from << 8, to << 8);
                 self.left = self.left.saturating_sub(cost);
             }
-            Act::Good { kind, under, from, to } => {
+            Decoded::Good { from, kind, under, to } => {
                 // C-5.3, C-5.4
-                let cargo = if under { Cargo::Under(kind) } else { Cargo::Top(kind) };
-                let from = u16::from(from.index());
-                self.replace(p, (from << 8) | cargo.code(), from << 8);
+                let (from, to) = (from as u16, to as u16);
+                let cargo = if under { 9 + kind } else { 1 + kind } as u16;
+                self.replace(p, (from << 8) | cargo, from << 8);
                 self.left = self.left.saturating_sub(1);
-                let k = kind as usize;
-                if self.config.board.cities[k] == to.index() {
-                    self.delivered[p][k] = self.delivered[p][k].saturating_add(1);
+                if self.config.board.cities[kind as usize] == to as u8 {
+                    self.delivered[p][kind as usize] = self.delivered[p][kind as usize].saturating_add(1);
                     if self.bag_total == 0 {
                         self.finish(EndKind::Natural); // C-7.1, even mid-turn
                         return;
                     }
                 } else {
-                    let to = u16::from(to.index());
-                    self.replace(p, to << 8, (to << 8) | Cargo::Top(kind).code());
+                    self.replace(p, to << 8, (to << 8) | (1 + kind as u16));
                 }
             }
-            Act::Steal { kind, square, victim } => {
+            Decoded::Steal { victim, square, kind } => {
                 // C-5.5
-                let s = u16::from(square.index());
-                let q = usize::from(victim) % MAX_PLAYERS;
-                self.replace(q, (s << 8) | Cargo::Top(kind).code(), s << 8);
-                self.replace(p, s << 8, (s << 8) | Cargo::Under(kind).code());
+                let (s, kind) = (square as u16, kind as u16);
+                let q = victim as usize % MAX_PLAYERS;
+                self.replace(q, (s << 8) | (1 + kind), s << 8);
+                self.replace(p, s << 8, (s << 8) | (9 + kind));
                 self.theft[p] = self.theft[p].saturating_sub(1);
                 self.theft[q] = self.theft[q].saturating_add(1);
                 self.left = self.left.saturating_sub(1);

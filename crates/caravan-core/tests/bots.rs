@@ -5,9 +5,43 @@
 
 mod common;
 
-use boardgame_kit::{Agent, Arena, Entrant, Evaluation, Game, GameRng, IsMctsAgent, Outcome, RandomAgent, play_game};
-use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic, Cargo, Kind};
+use boardgame_kit::{
+    Agent, AgentSpec, Arena, Bots, Budget, Entrant, Evaluation, Game, GameRng, IsMctsAgent, Outcome, RandomAgent,
+    play_game,
+};
+use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic, Cargo, Kind, tuned_ismcts};
 use common::*;
+
+#[test]
+fn the_tuned_search_is_the_ismcts_h_setting_of_docs_bots_md() {
+    let agent = tuned_ismcts(Budget::Iterations(7));
+    let s = agent.settings();
+    assert_eq!(s.budget, Budget::Iterations(7));
+    assert_eq!(s.rollout_depth, Some(20));
+    assert_eq!(s.evaluation, Evaluation::ScoreMargin(30.0));
+    assert_eq!(s.exploration, 0.1);
+    assert_eq!(s.prior_weight, 1.0);
+    assert!(s.chance_branching && !s.open_loop_others);
+}
+
+#[test]
+fn bots_name_the_heuristic_and_the_tuned_search() {
+    let heuristic = <Caravan as Bots>::heuristic_agent().unwrap();
+    assert_eq!(heuristic.name(), "heuristic");
+    let config = CaravanConfig::with_players(2);
+    // by name, as every front end builds them
+    let mut tuned = "ismcts-h:30".parse::<AgentSpec>().unwrap().build::<Caravan>().unwrap();
+    let mut heuristic = "heuristic".parse::<AgentSpec>().unwrap().build::<Caravan>().unwrap();
+    let mut agents: [&mut dyn Agent<Caravan>; 2] = [&mut *tuned, &mut *heuristic];
+    let g = play_game::<Caravan>(&CaravanConfig { max_turns: 30, ..config }, &mut agents, 4).unwrap();
+    assert!(g.state.is_terminal());
+    // the same seeds give the same game with the engine's constructor
+    let mut tuned = tuned_ismcts(Budget::Iterations(30));
+    let mut heuristic = CaravanHeuristic::new();
+    let mut agents: [&mut dyn Agent<Caravan>; 2] = [&mut tuned, &mut heuristic];
+    let again = play_game::<Caravan>(&CaravanConfig { max_turns: 30, ..config }, &mut agents, 4).unwrap();
+    assert_eq!(again.record.actions, g.record.actions);
+}
 
 fn short(players: u8, max_turns: u32) -> CaravanConfig {
     CaravanConfig { max_turns, ..cfg(players) }

@@ -698,6 +698,35 @@ fn c8_1_c8_2_observation_is_the_whole_state_and_determinization_a_copy() {
 }
 
 #[test]
+fn c8_1_every_action_is_seen_by_every_viewer_draws_included() {
+    use boardgame_kit::Viewer;
+    let config = CaravanConfig { max_turns: 2000, ..cfg(3) };
+    let g = biased_game(config, 2, true);
+    let mut seen = [0usize; 2];
+    for s in g.states.iter().step_by(7) {
+        let actions = match s.turn() {
+            Turn::Terminal => continue,
+            Turn::Chance => {
+                let mut chances = <Caravan as Game>::ChanceList::default();
+                s.chance_outcomes(&mut chances);
+                seen[0] += 1;
+                chances.iter().map(|o| o.action).collect()
+            }
+            Turn::Player(_) => {
+                seen[1] += 1;
+                legal(s)
+            }
+        };
+        for a in actions {
+            for viewer in [Viewer::Seat(0), Viewer::Seat(1), Viewer::Seat(2), Viewer::Spectator] {
+                assert_eq!(s.view_action(viewer, a), Some(a), "{viewer:?} {a}");
+            }
+        }
+    }
+    assert!(seen[0] > 0 && seen[1] > 0, "chance nodes and decisions both checked: {seen:?}");
+}
+
+#[test]
 fn c8_1_tensor_layout() {
     let setup = base(cfg(3), 4, 4).camel(0, sq("b2"), Cargo::Top(Kind::R1)).camel(1, sq("f3"), Cargo::Under(Kind::C1));
     let s = game(&setup);

@@ -7,9 +7,9 @@
 //! values depend on the search code and the engine alone.
 
 use boardgame_kit::{
-    ActionId, Agent, Evaluation, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats, Turn, sample_chance,
+    ActionId, Agent, Budget, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats, Turn, sample_chance,
 };
-use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic};
+use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic, tuned_ismcts};
 
 /// FNV-1a over 64-bit words.
 fn fold(h: u64, x: u64) -> u64 {
@@ -91,12 +91,10 @@ fn actual() -> Vec<String> {
     out.extend(ismcts_line("ismcts-d8", &mut IsMctsAgent::with_iterations(400).rollout_depth(8), &positions));
     out.extend(ismcts_line(
         "ismcts-h",
-        &mut IsMctsAgent::with_iterations(200)
-            .prior_agent(Box::new(CaravanHeuristic::new()), 1.0)
-            .rollout_agent(Box::new(CaravanHeuristic::new()))
-            .rollout_depth(20)
-            .evaluation(Evaluation::ScoreMargin(30.0))
-            .exploration(0.1),
+        // the engine's tuned constructor: the pinned lines were recorded with
+        // the setting written out (heuristic prior of weight 1 and rollouts,
+        // depth 20, score margin 30, exploration 0.1)
+        &mut tuned_ismcts(Budget::Iterations(200)),
         &positions,
     ));
     out.extend(flat_line("flatmc", &mut FlatMcAgent::with_iterations(30), &positions));

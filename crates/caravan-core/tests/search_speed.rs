@@ -15,8 +15,8 @@
 //! (default 200). `SPEED_ONLY=h` or `SPEED_ONLY=r` times one of them. The
 //! search rng is seeded per position, so every run does the same work.
 
-use boardgame_kit::{Agent, Evaluation, Game, GameRng, IsMctsAgent, Turn, sample_chance};
-use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic};
+use boardgame_kit::{Agent, Budget, Game, GameRng, IsMctsAgent, Turn, sample_chance};
+use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic, tuned_ismcts};
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -70,12 +70,7 @@ fn ismcts_iterations_per_second() {
     let positions = positions(players, env("SPEED_STEP", 10), env("SPEED_POSITIONS", 20));
     let only: String = env("SPEED_ONLY", String::new());
     if only != "r" {
-        let agent = IsMctsAgent::<Caravan>::with_iterations(env("SPEED_H_ITERS", 1000))
-            .prior_agent(Box::new(CaravanHeuristic::new()), 1.0)
-            .rollout_agent(Box::new(CaravanHeuristic::new()))
-            .rollout_depth(20)
-            .evaluation(Evaluation::ScoreMargin(30.0))
-            .exploration(0.1);
+        let agent = tuned_ismcts(Budget::Iterations(env("SPEED_H_ITERS", 1000)));
         time(&format!("ismcts-h {players}p"), agent, &positions);
     }
     if only != "h" {
