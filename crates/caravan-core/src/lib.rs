@@ -16,6 +16,29 @@
 //!   [`Caravan::from_setup`]; also the serde form of a state.
 //! * [`CaravanObservation`] and a flat tensor (layout in
 //!   `docs/encoding-caravan.md`); determinization is a copy (C-8).
+//! * [`CaravanHeuristic`] and [`tuned_ismcts`], the engine's agents, also by
+//!   name through [`boardgame_kit::Bots`]; [`CaravanError`] is the kit's
+//!   [`boardgame_kit::GameError`] with Caravan's parts.
+//!
+//! ## Modules
+//!
+//! The crate follows the engines' module template; each module uses only
+//! the ones listed before it (no import cycle):
+//!
+//! | module | holds | rules |
+//! |---|---|---|
+//! | `board` | squares, kinds, bitboards, orthogonal adjacency (engine-specific geometry) | C-1.3, C-2 |
+//! | `config` | [`CaravanConfig`], the [`Board`] layout, defaults, validation, [`ConfigError`] | C-1.1, C-1.2, C-2.1, C-2.2, C-2.4, C-7.2, C-7.4, C-11.1 |
+//! | `action` | [`Action`] and its id layout, notation, [`ActionList`], [`ChanceList`] | C-5.6 |
+//! | `error` | [`IllegalReason`], [`SetupError`], [`CaravanError`] | |
+//! | `state` | [`Caravan`]'s data and read-only accessors | C-1.3, C-1.5 |
+//! | `knowledge` | what each seat knows: everything; determinization, `view_action` | C-8.1, C-8.2 |
+//! | `rules` | start, allowance, generation, checks, transitions, scores, outcome | C-3 … C-7, C-9 |
+//! | `setup` | [`CaravanSetup`], [`Caravan::from_setup`], the serde form of a state | C-11.2 |
+//! | `observation` | [`CaravanObservation`] and the tensor | C-8 |
+//! | `display` | the ASCII board | |
+//! | `game` | `impl Game for Caravan`, delegating to the above | |
+//! | `bot` | [`CaravanHeuristic`], [`tuned_ismcts`], `impl Bots` | |
 //!
 //! Speed (release build, 3 players, measured with the workspace benches on
 //! a shared 2-core machine): a random playout runs at about 5 million
