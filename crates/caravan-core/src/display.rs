@@ -1,10 +1,13 @@
-//! `Display` for [`Caravan`]: an ASCII board a person can read.
+//! `Display` for [`Caravan`] (an ASCII board a person can read) and for
+//! [`CaravanObservation`] (the same board, seen by a seat: C-8, a seat sees
+//! everything).
 
 use std::fmt::{self, Write as _};
 
 use boardgame_kit::Turn;
 
 use crate::board::{KINDS, Kind, SIDE, Square};
+use crate::observation::CaravanObservation;
 use crate::rules::allowance;
 use crate::state::{Caravan, Cargo, EndKind};
 
@@ -140,5 +143,18 @@ impl fmt::Display for Caravan {
             "(@K city wanting K, #n numbered space [good, *markers]; camels: seat + . unladen, ^K good on top, vK good under)"
         )?;
         Ok(())
+    }
+}
+
+impl fmt::Display for CaravanObservation {
+    /// The observing seat, then the whole table as [`Caravan`]'s `Display`
+    /// draws it: a seat sees everything (C-8.1, C-8.2). A hand-made
+    /// observation that is no position of the rules says so instead.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "P{}'s view", self.observer)?;
+        match Caravan::from_setup(&self.position) {
+            Ok(state) => write!(f, "{state}"),
+            Err(e) => write!(f, "(not a valid position: {e})"),
+        }
     }
 }

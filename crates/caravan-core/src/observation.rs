@@ -17,18 +17,6 @@ pub struct CaravanObservation {
     pub position: CaravanSetup,
 }
 
-impl std::fmt::Display for CaravanObservation {
-    /// The observing seat, then the whole table as [`Caravan`]'s `Display`
-    /// draws it: a seat sees everything (C-8.2).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "P{}'s view", self.observer)?;
-        match Caravan::from_setup(&self.position) {
-            Ok(state) => write!(f, "{state}"),
-            Err(e) => write!(f, "(not a valid position: {e})"),
-        }
-    }
-}
-
 /// Planes over the 49 squares (see `docs/encoding-caravan.md`).
 pub const PLANES: usize = 38;
 /// Scalars per player slot.

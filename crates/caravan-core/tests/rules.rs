@@ -785,6 +785,12 @@ fn display_shows_board_camels_goods_scores_and_turn() {
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
+    // a seat's view is the same board (C-8.1)
+    let view = game(&setup).observation(1).unwrap().to_string();
+    assert_eq!(view, format!("P1's view\n{text}"));
+    let mut bad = game(&setup).observation(0).unwrap();
+    bad.position.bag[0] += 1;
+    assert!(bad.to_string().contains("(not a valid position: invalid position: C-1.3"), "{bad}");
 }
 
 /// C-11.2: every clause of what a hand-made position must satisfy is
