@@ -100,6 +100,13 @@ fn c1_4_demand_markers_are_unlimited() {
     let mut s = game(&setup);
     play(&mut s, "pick 4");
     assert_eq!(s.space_markers(5), 201);
+    // and a player may hold any number: picking them all up takes all 201
+    let mut setup = base(cfg(2), 4, 4).camel(0, sq("f5"), Cargo::Empty);
+    setup.space_markers = [0, 0, 0, 0, 201, 0, 0, 0];
+    setup.demand_markers[0] = 50;
+    let mut s = game(&setup);
+    play(&mut s, "pick 5");
+    assert_eq!((s.demand_markers(0), s.space_markers(5)), (251, 0));
 }
 
 #[test]
