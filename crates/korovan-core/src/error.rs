@@ -171,7 +171,7 @@ pub enum SetupError {
 pub type KorovanError = GameError<KorovanAction, IllegalReason, ConfigError, SetupError>;
 
 /// What the notation looks like, for [`GameError::Notation`].
-pub const NOTATION: &str = "e.g. `deal scout`, `peek 2.1`, `lay 0+2`, `place 1`, `switch 2`, `reveal`, `scout 3.0`, `spy 4`, `flare 2.2`, `second_thought`, `guard`, `haggle`, `pay`";
+pub(crate) const NOTATION: &str = "e.g. `deal scout`, `peek 2.1`, `lay 0+2`, `place 1`, `switch 2`, `reveal`, `scout 3.0`, `spy 4`, `flare 2.2`, `second_thought`, `guard`, `haggle`, `pay`";
 
 impl KorovanAction {
     /// The action with id `id` (see [`KorovanAction`]'s id table).
