@@ -1035,8 +1035,10 @@ fn unknown_config_keys_are_errors() {
     let old = r#"{"players":3,"first_driver":0,"laps":1,"deck":{"scout":7,"spy":4,"flare":4,"second_thought":4,"guard":4,"haggle":4},"hand_size":null}"#;
     let c: KorovanConfig = serde_json::from_str(old).unwrap();
     assert_eq!(c, KorovanConfig::with_players(3));
-    // and a default config serializes exactly as before
-    assert_eq!(serde_json::to_string(&c).unwrap(), old);
+    // every key is written, so a front end can lay values over the defaults
+    let json = serde_json::to_string(&c).unwrap();
+    assert!(json.contains(r#""starting_cows":null"#) && json.contains(r#""fines":{"one_ambush":3,"two_ambushes":2}"#));
+    assert_eq!(serde_json::from_str::<KorovanConfig>(&json).unwrap(), c);
     let partial: KorovanConfig = serde_json::from_str(r#"{"fines": {"one_ambush": 4}}"#).unwrap();
     assert_eq!(partial.fines, korovan_core::Fines { one_ambush: 4, two_ambushes: 2 });
 }
