@@ -283,18 +283,13 @@ impl CliGame for Korovan {
     }
 
     fn heuristic() -> Option<Box<dyn Agent<Self>>> {
-        Some(Box::new(korovan_core::KorovanHeuristic::default()))
+        <Korovan as Bots>::heuristic_agent()
     }
 
-    /// Korovan's tuned setting (docs/bots.md): the heuristic plays the
-    /// searching seat's own later decisions in rollouts, the other seats play
-    /// uniformly at random, chance does not branch the tree.
+    /// Korovan's tuned setting (docs/bots.md), from the engine:
+    /// [`korovan_core::tuned_ismcts`].
     fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
-        Some(Box::new(
-            IsMctsAgent::<Self>::new(budget)
-                .chance_branching(false)
-                .searcher_rollout_agent(Box::new(korovan_core::KorovanHeuristic::default())),
-        ))
+        <Korovan as Bots>::tuned_agent(budget)
     }
 }
 

@@ -1,9 +1,11 @@
-//! [`KorovanHeuristic`]: a search-free Korovan agent that decides from its
-//! seat's observation only (K-8).
+//! Korovan's own agents: [`KorovanHeuristic`], a search-free agent that
+//! decides from its seat's observation only (K-8), and [`tuned_ismcts`], the
+//! information-set MCTS tuned for Korovan with the heuristic in its
+//! rollouts; both are the engine's [`Bots`].
 //!
 //! See [`KorovanHeuristic`] for how it plays.
 
-use boardgame_kit::{Agent, Game, GameRng};
+use boardgame_kit::{Agent, Bots, Budget, Game, GameRng, IsMctsAgent};
 
 use crate::action::{ActionList, AmbushSet, KorovanAction};
 use crate::config::{Fines, HelperCounts, KorovanConfig, MAX_PLAYERS};
@@ -702,5 +704,41 @@ impl Agent<Korovan> for KorovanHeuristic {
             Some(a) if legal.contains(&a) => a,
             _ => legal.get(rng.index(legal.len())).copied().unwrap_or(KorovanAction::Pay),
         }
+    }
+}
+
+/// The tuned information-set MCTS for Korovan — the `ismcts-h` of
+/// `docs/bots.md` — with `budget` per decision: the heuristic plays the
+/// searching seat's own later decisions in rollouts, the other seats play
+/// uniformly at random, and chance does not branch the tree.
+///
+/// ```
+/// use boardgame_kit::{Agent, Budget, Game, GameRng, Turn, sample_chance};
+/// use korovan_core::{Korovan, KorovanConfig, tuned_ismcts};
+///
+/// let mut game = Korovan::new_game(&KorovanConfig::with_players(3)).unwrap();
+/// let mut rng = GameRng::new(1);
+/// while game.turn() == Turn::Chance {
+///     let deal = sample_chance(&game, &mut rng, &mut Default::default()).unwrap();
+///     game.apply(deal).unwrap();
+/// }
+/// let mut agent = tuned_ismcts(Budget::Iterations(50));
+/// let Turn::Player(seat) = game.turn() else { unreachable!() };
+/// let action = agent.act(&game, seat, &mut rng);
+/// assert!(game.validate(action).is_ok());
+/// ```
+pub fn tuned_ismcts(budget: Budget) -> IsMctsAgent<Korovan> {
+    IsMctsAgent::new(budget).chance_branching(false).searcher_rollout_agent(Box::new(KorovanHeuristic::default()))
+}
+
+impl Bots for Korovan {
+    /// [`KorovanHeuristic`] with its default weights.
+    fn heuristic_agent() -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(KorovanHeuristic::default()))
+    }
+
+    /// [`tuned_ismcts`].
+    fn tuned_agent(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
+        Some(Box::new(tuned_ismcts(budget)))
     }
 }

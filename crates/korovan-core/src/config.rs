@@ -185,10 +185,6 @@ impl Fines {
     pub const fn max(self) -> u8 {
         if self.one_ambush > self.two_ambushes { self.one_ambush } else { self.two_ambushes }
     }
-
-    fn is_rules(&self) -> bool {
-        *self == Fines::RULES
-    }
 }
 
 impl Default for Fines {
@@ -210,9 +206,8 @@ pub const MAX_ROWS: usize = MAX_PLAYERS - 1;
 /// The configuration of a Korovan game. `Default` is the rules' default:
 /// 5 players, seat 0 drives first, one lap, the 27-card deck, hand N−1,
 /// N+1 starting cows, fines 3 and 2. Missing keys take their default (so
-/// older configs and records still parse), unknown keys are errors; the two
-/// balance knobs (`starting_cows`, `fines`) are written only when they
-/// differ from the rules, so a default config serializes as before.
+/// configs and records written before `starting_cows` and `fines` existed
+/// still parse), unknown keys are errors.
 ///
 /// ```
 /// use korovan_core::KorovanConfig;
@@ -234,10 +229,8 @@ pub struct KorovanConfig {
     /// The driver's hand size; `None` is the rules' N−1 (K-3.1, K-6.3).
     pub hand_size: Option<u8>,
     /// Every player's cows at the start; `None` is the rules' N+1 (K-1.2).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub starting_cows: Option<u8>,
     /// The fines of an ambush (K-5.5).
-    #[serde(skip_serializing_if = "Fines::is_rules")]
     pub fines: Fines,
 }
 

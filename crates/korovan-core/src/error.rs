@@ -4,7 +4,9 @@
 
 use std::str::FromStr;
 
-use crate::action::KorovanAction;
+use boardgame_kit::GameError;
+
+use crate::action::{KorovanAction, NUM_ACTIONS};
 use crate::config::{ConfigError, Helper};
 use crate::state::Phase;
 
@@ -92,7 +94,7 @@ pub enum IllegalReason {
 /// It does not replay the round: a position that passes can still be one
 /// that no sequence of legal actions reaches in a subtler way (for example
 /// a flare and a scout of the same card in an order the log contradicts).
-/// Configuration problems are reported as [`KorovanError::Config`], not here.
+/// Configuration problems are reported as [`GameError::Config`], not here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     /// K-1.1.
@@ -164,56 +166,20 @@ pub enum SetupError {
     Helpers(&'static str),
 }
 
-/// Every error of the engine.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum KorovanError {
-    /// The configuration breaks the rules.
-    #[error("invalid configuration: {0}")]
-    Config(#[from] ConfigError),
-    /// A hand-made position that no game can reach.
-    #[error("invalid position: {0}")]
-    Setup(SetupError),
-    /// The action is not legal now.
-    #[error("illegal action `{action}`: {reason}")]
-    Illegal {
-        /// The action tried.
-        action: KorovanAction,
-        /// Why it is illegal.
-        reason: IllegalReason,
-    },
-    /// The id is outside the action space.
-    #[error("unknown action id {0} (the action space has 103 ids)")]
-    UnknownId(u32),
-    /// The text is not an action.
-    #[error(
-        "cannot parse {0:?} as an action (expected e.g. `deal scout`, `peek 2.1`, `lay 0+2`, `place 1`, `switch 2`, `reveal`, `scout 3.0`, `spy 4`, `flare 2.2`, `second_thought`, `guard`, `haggle`, `pay`)"
-    )]
-    Notation(String),
-    /// The seat does not exist.
-    #[error("seat {seat} does not exist ({players} players)")]
-    Seat {
-        /// The seat asked for.
-        seat: usize,
-        /// The number of players.
-        players: usize,
-    },
-    /// A tensor buffer of the wrong length.
-    #[error("tensor buffer has length {found}, expected {expected}")]
-    Buffer {
-        /// The buffer's length.
-        found: usize,
-        /// The tensor's length.
-        expected: usize,
-    },
-}
+/// Every error of the engine: the kit's one error shape, with Korovan's
+/// action, illegal reasons, configuration errors and setup errors.
+pub type KorovanError = GameError<KorovanAction, IllegalReason, ConfigError, SetupError>;
+
+/// What the notation looks like, for [`GameError::Notation`].
+pub(crate) const NOTATION: &str = "e.g. `deal scout`, `peek 2.1`, `lay 0+2`, `place 1`, `switch 2`, `reveal`, `scout 3.0`, `spy 4`, `flare 2.2`, `second_thought`, `guard`, `haggle`, `pay`";
 
 impl KorovanAction {
     /// The action with id `id` (see [`KorovanAction`]'s id table).
     ///
     /// # Errors
-    /// [`KorovanError::UnknownId`] when `id >= NUM_ACTIONS`.
+    /// [`GameError::UnknownId`] when `id >= NUM_ACTIONS`.
     pub fn from_id(id: u32) -> Result<KorovanAction, KorovanError> {
-        KorovanAction::decode(id).ok_or(KorovanError::UnknownId(id))
+        KorovanAction::decode(id).ok_or(GameError::UnknownId { id, num_ids: NUM_ACTIONS })
     }
 }
 
@@ -224,6 +190,6 @@ impl FromStr for KorovanAction {
     /// `lay 0+2`, `place 1`, `scout 3.0`, `spy 4`, `flare 2.2`,
     /// `second_thought`, `guard`, `pay`, …).
     fn from_str(s: &str) -> Result<Self, KorovanError> {
-        KorovanAction::parse(s).ok_or_else(|| KorovanError::Notation(s.to_string()))
+        KorovanAction::parse(s).ok_or_else(|| GameError::Notation { text: s.to_string(), expected: NOTATION })
     }
 }

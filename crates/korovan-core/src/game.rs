@@ -2,14 +2,14 @@
 //! that hold the rules (`rules`), what each seat knows (`knowledge`,
 //! `observation`) and the action ids (`action`).
 
-use boardgame_kit::{ActionId, Game, GameRng, Outcome, Turn, Viewer};
+use boardgame_kit::{ActionId, Game, GameRng, Outcome, Turn, Viewer, chance_actions};
 
 use crate::action::{ActionList, ChanceList, KorovanAction, NUM_ACTIONS};
 use crate::config::KorovanConfig;
 use crate::error::KorovanError;
 use crate::knowledge;
 use crate::observation::{KorovanObservation, TENSOR_LEN};
-use crate::state::Korovan;
+use crate::state::{Korovan, Phase};
 
 impl Game for Korovan {
     type Config = KorovanConfig;
@@ -38,9 +38,15 @@ impl Game for Korovan {
         self.whose_turn()
     }
 
+    /// At a deal, the chance outcomes (K-3.1); else the decisions of the
+    /// seat to act.
     #[inline]
     fn legal_actions(&self, out: &mut ActionList) {
-        self.legal_into(out);
+        if self.phase == Phase::Deal {
+            chance_actions(self, out);
+        } else {
+            self.decisions_into(out);
+        }
     }
 
     fn chance_outcomes(&self, out: &mut ChanceList) {

@@ -20,7 +20,7 @@
 //!   of dealt hands, as card sets, that contain the played cards `p`), exactly,
 //!   in 128-bit integers.
 
-use boardgame_kit::{GameRng, Turn};
+use boardgame_kit::{GameError, GameRng, Turn};
 
 use crate::action::{AmbushSet, KorovanAction};
 use crate::config::MAX_HAND;
@@ -115,24 +115,11 @@ fn binom(n: u32, k: u32) -> u128 {
     r
 }
 
-fn below_u128(rng: &mut GameRng, n: u128) -> u128 {
-    if n <= 1 {
-        return 0;
-    }
-    let zone = u128::MAX - (u128::MAX % n);
-    loop {
-        let r = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
-        if r < zone {
-            return r % n;
-        }
-    }
-}
-
 /// K-8.6: a full state consistent with what `observer` knows of `s`.
 pub(crate) fn determinize(s: &Korovan, observer: usize, rng: &mut GameRng) -> Result<Korovan, KorovanError> {
     let n = usize::from(s.n);
     if observer >= n {
-        return Err(KorovanError::Seat { seat: observer, players: n });
+        return Err(GameError::Seat { seat: observer, players: n });
     }
     let mut out = *s;
     if s.phase == Phase::Over {
@@ -200,7 +187,7 @@ fn sample_hand(s: &mut Korovan, rng: &mut GameRng) {
     let mut hand = [0u8; 6];
     for k in 0..6 {
         let avail = u32::from(comp[k]).saturating_sub(u32::from(p[k]));
-        let mut r = below_u128(rng, f[k][t]);
+        let mut r = rng.below_u128(f[k][t]);
         for x in 0..=t.min(avail as usize) {
             let w = binom(u32::from(comp[k]), x as u32 + u32::from(p[k])) * f[k + 1][t - x];
             if r < w {

@@ -11,7 +11,10 @@
 //! * [`KorovanObservation`] — what one player may know (K-8) and its tensor;
 //!   `Display` of an observation is that player's view of the table.
 //! * [`KorovanSetup`] — hand-made positions, validated by [`Korovan::from_setup`].
-//! * [`KorovanHeuristic`] — a search-free agent that reads only its observation.
+//! * [`KorovanHeuristic`] — a search-free agent that reads only its
+//!   observation; [`tuned_ismcts`] — the strongest agent of `docs/bots.md`
+//!   (`ismcts-h`) with a budget per decision; both through
+//!   [`boardgame_kit::Bots`].
 //!
 //! The modules follow the template every engine of the workspace shares
 //! (each stands above the ones it uses):
@@ -21,14 +24,14 @@
 //! | `config` | [`KorovanConfig`], [`Helper`], [`HelperCounts`], [`Fines`], [`ConfigError`] | K-1.1, K-1.2, K-1.4, K-2.1, K-5.5, K-6.3, K-7.2 |
 //! | `action` | [`KorovanAction`], its ids and notation, [`ActionList`], [`ChanceList`] | K-4.1, K-4.3 |
 //! | `state` | the data of [`Korovan`] and its accessors, [`Phase`], [`Card`], [`HelperLog`] | K-8.4 |
-//! | `error` | [`IllegalReason`], [`SetupError`], [`KorovanError`] | |
-//! | `knowledge` | what each seat knows; determinization | K-4.4, K-8.2, K-8.3, K-8.6 |
+//! | `error` | [`IllegalReason`], [`SetupError`], [`KorovanError`] (the kit's `GameError`) | |
+//! | `knowledge` | what each seat knows, of the state and of each action (`view_action`); determinization | K-4.4, K-8.1, K-8.2, K-8.3, K-8.6 |
 //! | `rules` | checks, transitions, legal actions and chance | K-1.2, K-2, K-3, K-4, K-5, K-6, K-7 |
 //! | `observation` | [`KorovanObservation`] and its tensor | K-8.1, K-8.5, K-9.3 |
 //! | `display` | the table as text (full state and one seat's view) | |
 //! | `setup` | [`KorovanSetup`], [`Korovan::from_setup`] | K-1.2, K-4.1, K-4.2, K-5.8 |
-//! | `game` | `impl boardgame_kit::Game for Korovan` | |
-//! | `bot` | [`KorovanHeuristic`] | |
+//! | `game` | `impl boardgame_kit::Game for Korovan` (delegation) | |
+//! | `bot` | [`KorovanHeuristic`], [`tuned_ismcts`], `impl Bots` | K-4.2, K-4.3, K-5, K-6 (its play) |
 //!
 //! ```
 //! use boardgame_kit::{Game, GameRng, Turn, sample_chance};
@@ -68,7 +71,7 @@ mod setup;
 mod state;
 
 pub use action::{ActionList, AmbushSet, ChanceList, KorovanAction, NUM_ACTIONS};
-pub use bot::KorovanHeuristic;
+pub use bot::{KorovanHeuristic, tuned_ismcts};
 pub use config::{ConfigError, Fines, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS};
 pub use error::{IllegalReason, KorovanError, SetupError};
 pub use observation::{KorovanObservation, TENSOR_LEN};

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use boardgame_kit::Turn;
+use boardgame_kit::{GameError, Turn};
 
 use crate::config::{HelperCounts, MAX_PLAYERS, MAX_ROWS};
 use crate::error::KorovanError;
@@ -79,11 +79,11 @@ impl KorovanObservation {
     /// `seat`'s observation of `state`.
     ///
     /// # Errors
-    /// [`KorovanError::Seat`] when `seat` is not a seat of the game.
+    /// [`GameError::Seat`] when `seat` is not a seat of the game.
     pub fn new(state: &Korovan, seat: usize) -> Result<KorovanObservation, KorovanError> {
         let n = usize::from(state.n);
         if seat >= n {
-            return Err(KorovanError::Seat { seat, players: n });
+            return Err(GameError::Seat { seat, players: n });
         }
         let laid = state.laid_mask();
         let known = state.known_cells(seat) & laid;
@@ -138,11 +138,11 @@ impl KorovanObservation {
     /// spied rows, flared cards face up).
     ///
     /// # Errors
-    /// [`KorovanError::Buffer`] when `out.len() != TENSOR_LEN`.
+    /// [`GameError::Buffer`] when `out.len() != TENSOR_LEN`.
     pub fn write_tensor(&self, out: &mut [f32]) -> Result<(), KorovanError> {
         let found = out.len();
         let out: &mut [f32; TENSOR_LEN] =
-            out.try_into().map_err(|_| KorovanError::Buffer { found, expected: TENSOR_LEN })?;
+            out.try_into().map_err(|_| GameError::Buffer { found, expected: TENSOR_LEN })?;
         *out = [0.0; TENSOR_LEN];
         let mut one = |i: usize| {
             if let Some(x) = out.get_mut(i) {

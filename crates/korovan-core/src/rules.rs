@@ -3,7 +3,7 @@
 //! `apply_unchecked`, and the generation of legal actions and chance
 //! outcomes. Every rule id cited in this module is implemented here.
 
-use boardgame_kit::{ChanceOutcome, Outcome, Seats, Turn};
+use boardgame_kit::{ChanceOutcome, Outcome, Turn};
 
 use crate::action::{ActionList, AmbushSet, ChanceList, KorovanAction};
 use crate::config::{Helper, KorovanConfig, MAX_PLAYERS, MAX_ROWS};
@@ -16,9 +16,9 @@ impl Korovan {
     /// drives first (K-2.1), and the first round begins.
     ///
     /// # Errors
-    /// [`KorovanError::Config`] when the configuration breaks the rules.
+    /// [`GameError::Config`](boardgame_kit::GameError::Config) when the configuration breaks the rules.
     pub fn new(config: &KorovanConfig) -> Result<Korovan, KorovanError> {
-        config.validate()?;
+        config.validate().map_err(KorovanError::Config)?;
         let n = config.players;
         let mut cows = [0u8; MAX_PLAYERS];
         for c in cows.iter_mut().take(usize::from(n)) {
@@ -69,7 +69,7 @@ impl Korovan {
     /// ```
     ///
     /// # Errors
-    /// [`KorovanError::Illegal`] with [`IllegalReason::NotYourTurn`] when
+    /// [`GameError::Illegal`](boardgame_kit::GameError::Illegal) with [`IllegalReason::NotYourTurn`] when
     /// `seat` is not to act, or the reason the action is illegal; the state is
     /// then unchanged.
     pub fn apply_for(&mut self, seat: usize, action: KorovanAction) -> Result<(), KorovanError> {
@@ -340,19 +340,14 @@ impl Korovan {
         }
     }
 
-    /// The legal actions into `out` (cleared first). K-6.2: which decisions
-    /// are asked depends on public information only.
+    /// The decisions of the seat to act into `out` (cleared first); nothing
+    /// at a deal, whose actions are the chance outcomes. K-6.2: which
+    /// decisions are asked depends on public information only.
     #[inline]
-    pub(crate) fn legal_into(&self, out: &mut ActionList) {
+    pub(crate) fn decisions_into(&self, out: &mut ActionList) {
         out.clear();
         match self.phase {
-            Phase::Deal => {
-                for h in Helper::ALL {
-                    if self.deck[h.index()] > 0 {
-                        out.push(KorovanAction::Deal(h));
-                    }
-                }
-            }
+            Phase::Deal | Phase::Over => {}
             Phase::Peek => {
                 // K-4.2: any card of the rows already laid
                 for c in 0..usize::from(self.laid.min(8)) * 3 {
@@ -397,7 +392,6 @@ impl Korovan {
                 }
                 out.push(KorovanAction::Pay);
             }
-            Phase::Over => {}
         }
     }
 
@@ -498,15 +492,7 @@ impl Korovan {
         if self.phase != Phase::Over {
             return None;
         }
-        let n = usize::from(self.n);
-        let best = self.cows.iter().take(n).copied().max().unwrap_or(0);
-        let mut seats = Seats::EMPTY;
-        for (s, &c) in self.cows.iter().enumerate().take(n) {
-            if c == best {
-                seats = seats.with(s);
-            }
-        }
-        Some(if seats.len() == 1 { Outcome::Winner(seats.iter().next().unwrap_or(0)) } else { Outcome::Draw(seats) })
+        Outcome::from_best(&self.cows[..usize::from(self.n)])
     }
 
     /// K-7.2: the bound on a game's length: per round at most `h` deals,

@@ -187,8 +187,8 @@ impl Korovan {
     /// The checks are listed at [`SetupError`].
     ///
     /// # Errors
-    /// [`KorovanError::Config`] when the configuration is invalid;
-    /// [`KorovanError::Setup`] naming the first invariant the position breaks.
+    /// [`GameError::Config`](boardgame_kit::GameError::Config) when the configuration is invalid;
+    /// [`GameError::Setup`](boardgame_kit::GameError::Setup) naming the first invariant the position breaks.
     pub fn from_setup(setup: &KorovanSetup) -> Result<Korovan, KorovanError> {
         let g = Korovan::new(&setup.config)?;
         build(g, setup).map_err(KorovanError::Setup)

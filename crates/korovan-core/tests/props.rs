@@ -4,7 +4,7 @@
 
 mod common;
 
-use boardgame_kit::{Game, GameRng, Turn};
+use boardgame_kit::{Game, GameRng, Turn, Viewer};
 use common::*;
 use korovan_core::{
     AmbushSet, Helper, HelperCounts, Korovan, KorovanAction, KorovanConfig, KorovanSetup, NUM_ACTIONS, Phase,
@@ -196,6 +196,48 @@ proptest! {
                 let other = scramble(g, seat, &mut rng);
                 prop_assert_eq!(g.observation(seat).unwrap(), other.observation(seat).unwrap());
                 prop_assert_eq!(tensor(g, seat), tensor(&other, seat));
+            }
+        }
+    }
+
+    /// K-8.1, K-8.2, K-8.3, K-9.1: what a seat sees of an action
+    /// (`view_action`) agrees with its observations. A seat sees an action
+    /// exactly when its observation after it tells it from every other legal
+    /// action — except where a round ends, since clean-up forgets the round
+    /// (K-9.1: `pay` and `haggle` may leave the same next round, and both are
+    /// public). Only deals (the driver's, K-8.3) and lays (the layer's,
+    /// K-8.2) are ever hidden; a spectator sees what every seat sees.
+    #[test]
+    fn view_action_agrees_with_observations(seed in any::<u64>(), n in 3u8..=9) {
+        let c = config(n, 1, 0);
+        let mut list = Default::default();
+        for g in game_states(&c, seed).iter().step_by(4) {
+            g.legal_actions(&mut list);
+            let children: Vec<Korovan> = list.iter().map(|&a| { let mut x = *g; x.apply(a).unwrap(); x }).collect();
+            for seat in 0..usize::from(n) {
+                let after: Vec<_> = children.iter().map(|x| x.observation(seat).unwrap()).collect();
+                for (i, &a) in list.iter().enumerate() {
+                    let twins = (0..list.len()).filter(|&j| j != i && after[j] == after[i]).count();
+                    let round_ends = children[i].round() != g.round() || children[i].is_terminal();
+                    let hidden_kind = matches!(a, KorovanAction::Deal(_) | KorovanAction::Lay(_));
+                    match g.view_action(Viewer::Seat(seat), a) {
+                        Some(b) => {
+                            prop_assert_eq!(b, a);
+                            prop_assert!(twins == 0 || round_ends, "{} seen by seat {} but not told apart\n{}", a, seat, g);
+                        }
+                        None => {
+                            prop_assert!(hidden_kind, "{} hidden from seat {}", a, seat);
+                            prop_assert!(twins > 0 || list.len() == 1, "{} hidden from seat {} but told apart\n{}", a, seat, g);
+                        }
+                    }
+                    if g.view_action(Viewer::Spectator, a).is_some() {
+                        prop_assert!(g.view_action(Viewer::Seat(seat), a).is_some());
+                    }
+                }
+            }
+            for &a in list.iter() {
+                let hidden_kind = matches!(a, KorovanAction::Deal(_) | KorovanAction::Lay(_));
+                prop_assert_eq!(g.view_action(Viewer::Spectator, a), (!hidden_kind).then_some(a));
             }
         }
     }

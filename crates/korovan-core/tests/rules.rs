@@ -1018,7 +1018,7 @@ fn one_name_per_helper_kind() {
     assert_eq!("deal second_thought".parse::<KorovanAction>().unwrap(), KorovanAction::Deal(Helper::SecondThought));
     // only the canonical word parses
     for bad in ["second", "deal second", "secondthought", "second-thought", "SecondThought"] {
-        assert!(matches!(bad.parse::<KorovanAction>(), Err(KorovanError::Notation(_))), "{bad}");
+        assert!(matches!(bad.parse::<KorovanAction>(), Err(KorovanError::Notation { .. })), "{bad}");
     }
 }
 
@@ -1035,8 +1035,10 @@ fn unknown_config_keys_are_errors() {
     let old = r#"{"players":3,"first_driver":0,"laps":1,"deck":{"scout":7,"spy":4,"flare":4,"second_thought":4,"guard":4,"haggle":4},"hand_size":null}"#;
     let c: KorovanConfig = serde_json::from_str(old).unwrap();
     assert_eq!(c, KorovanConfig::with_players(3));
-    // and a default config serializes exactly as before
-    assert_eq!(serde_json::to_string(&c).unwrap(), old);
+    // every key is written, so a front end can lay values over the defaults
+    let json = serde_json::to_string(&c).unwrap();
+    assert!(json.contains(r#""starting_cows":null"#) && json.contains(r#""fines":{"one_ambush":3,"two_ambushes":2}"#));
+    assert_eq!(serde_json::from_str::<KorovanConfig>(&json).unwrap(), c);
     let partial: KorovanConfig = serde_json::from_str(r#"{"fines": {"one_ambush": 4}}"#).unwrap();
     assert_eq!(partial.fines, korovan_core::Fines { one_ambush: 4, two_ambushes: 2 });
 }
@@ -1185,4 +1187,39 @@ fn k7_2_no_driver_after_the_game() {
         g.apply(a).unwrap();
     }
     assert_eq!(g.driver(), None);
+}
+
+/// K-8.1, K-8.2, K-8.3, K-4.2, K-9.1: what each seat sees of each action.
+#[test]
+fn k8_1_public_actions_and_private_ones() {
+    use boardgame_kit::Viewer::{Seat, Spectator};
+    let mut g = Korovan::new_game(&KorovanConfig::with_players(4)).unwrap();
+    // K-3.1, K-8.3: the deal is the driver's (seat 0) alone
+    let deal = KorovanAction::Deal(Helper::Guard);
+    assert_eq!(g.view_action(Seat(0), deal), Some(deal));
+    assert_eq!(g.view_action(Seat(1), deal), None);
+    assert_eq!(g.view_action(Spectator, deal), None);
+    deal_all(&mut g, &[Helper::Guard, Helper::Scout, Helper::Spy]);
+    // K-4.3, K-8.2: a lay is its layer's (seat 1) alone
+    let lay: KorovanAction = "lay 0+2".parse().unwrap();
+    assert_eq!(g.view_action(Seat(1), lay), Some(lay));
+    for v in [Seat(0), Seat(2), Seat(3), Spectator] {
+        assert_eq!(g.view_action(v, lay), None);
+    }
+    play(&mut g, "lay 0+2");
+    // K-4.2: which card is peeked is public (not what it shows)
+    let peek: KorovanAction = "peek 1.1".parse().unwrap();
+    for v in [Seat(0), Seat(1), Seat(2), Seat(3), Spectator] {
+        assert_eq!(g.view_action(v, peek), Some(peek));
+    }
+    // K-8.1: the journey is public, helpers with their targets, and the
+    // payment that ends a round (K-9.1)
+    let mut j = journey(3, &[1, 1], hand(Helper::Scout, 1).with(Helper::Haggle, 1));
+    for a in ["scout 2.0", "place 0", "reveal", "haggle"] {
+        let x: KorovanAction = a.parse().unwrap();
+        for v in [Seat(0), Seat(1), Seat(2), Spectator] {
+            assert_eq!(j.view_action(v, x), Some(x), "{a}");
+        }
+        play(&mut j, a);
+    }
 }
