@@ -6,7 +6,7 @@
 //! player's view.
 
 use boardgame_kit::testgame::HiddenNim;
-use boardgame_kit::{Agent, Bots, Budget, Evaluation, Game, IsMctsAgent};
+use boardgame_kit::{Bots, Game};
 use caravan_core::{Caravan, EndKind};
 use clap::{Args, ValueEnum};
 use korovan_core::Korovan;
@@ -26,18 +26,8 @@ pub struct GameOpts {
     pub(crate) config: Option<String>,
 }
 
-/// `ismcts-h`: rollouts stop after this many actions (chance included).
-pub const HEURISTIC_ROLLOUT_DEPTH: usize = 20;
-/// `ismcts-h`: truncated rollouts are scored by score margins on this scale
-/// (points).
-pub const HEURISTIC_MARGIN_SCALE: f64 = 30.0;
-/// `ismcts-h`: the weight of the heuristic's progressive bias in the tree.
-pub const HEURISTIC_PRIOR_WEIGHT: f64 = 1.0;
-/// `ismcts-h`: the UCB1 exploration constant.
-pub const HEURISTIC_EXPLORATION: f64 = 0.1;
-
 /// What the command needs of an engine beyond [`Game`].
-pub trait CliGame: Game {
+pub trait CliGame: Game + Bots {
     /// The engine's name on the command line.
     const CLI_NAME: &'static str;
     /// What [`CliGame::progress`] counts (`"turns"`, `"rounds"`).
@@ -68,30 +58,6 @@ pub trait CliGame: Game {
     /// How a finished game ended, when the engine distinguishes kinds of end.
     fn end_kind(&self) -> Option<&'static str> {
         None
-    }
-
-    /// The engine's heuristic agent, if it has one.
-    fn heuristic() -> Option<Box<dyn Agent<Self>>> {
-        None
-    }
-
-    /// `ismcts-h:N`: ISMCTS guided by the engine's heuristic. By default the
-    /// heuristic is the tree's prior (expanded first, progressive bias and
-    /// widening) and plays every seat in rollouts cut after
-    /// [`HEURISTIC_ROLLOUT_DEPTH`]
-    /// actions and scored by score margins (the setting tuned on Caravan);
-    /// engines override it with their own tuned setting.
-    fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
-        let rollout = Self::heuristic()?;
-        let prior = Self::heuristic()?;
-        Some(Box::new(
-            IsMctsAgent::<Self>::new(budget)
-                .prior_agent(prior, HEURISTIC_PRIOR_WEIGHT)
-                .rollout_agent(rollout)
-                .rollout_depth(HEURISTIC_ROLLOUT_DEPTH)
-                .evaluation(Evaluation::ScoreMargin(HEURISTIC_MARGIN_SCALE))
-                .exploration(HEURISTIC_EXPLORATION),
-        ))
     }
 }
 
@@ -238,25 +204,6 @@ impl CliGame for HiddenNim {
     }
 }
 
-/// Whether `viewer` can tell `action`, about to be played in `state` by
-/// someone else or by chance, from every other legal action: true when no
-/// other legal action leaves `viewer` with the same observation. This is
-/// what the engine's observation model (not the command) says the viewer
-/// learns, so a hidden choice (a layout laid face down, a secret deal) is
-/// never shown.
-pub fn is_visible<G: Game>(state: &G, action: G::Action, viewer: usize) -> bool {
-    let after = |a: G::Action| {
-        let mut s = state.clone();
-        s.apply(a).ok().and_then(|()| s.observation(viewer).ok())
-    };
-    let Some(seen) = after(action) else {
-        return false;
-    };
-    let mut legal = G::ActionList::default();
-    state.legal_actions(&mut legal);
-    legal.iter().filter(|&&b| b != action).all(|&b| after(b).as_ref() != Some(&seen))
-}
-
 impl CliGame for Korovan {
     const CLI_NAME: &'static str = "korovan";
     const PROGRESS_UNIT: &'static str = "rounds";
@@ -280,16 +227,6 @@ impl CliGame for Korovan {
 
     fn progress(&self) -> u64 {
         u64::from(self.round())
-    }
-
-    fn heuristic() -> Option<Box<dyn Agent<Self>>> {
-        <Korovan as Bots>::heuristic_agent()
-    }
-
-    /// Korovan's tuned setting (docs/bots.md), from the engine:
-    /// [`korovan_core::tuned_ismcts`].
-    fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
-        <Korovan as Bots>::tuned_agent(budget)
     }
 }
 
@@ -329,14 +266,5 @@ impl CliGame for Caravan {
             EndKind::MaxTurns => "max_turns",
             EndKind::Passes => "passes",
         })
-    }
-
-    fn heuristic() -> Option<Box<dyn Agent<Self>>> {
-        <Caravan as Bots>::heuristic_agent()
-    }
-
-    /// The engine's tuned ISMCTS ([`caravan_core::tuned_ismcts`]).
-    fn guided_search(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
-        <Caravan as Bots>::tuned_agent(budget)
     }
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use boardgame_kit::{AGENT_STREAM_BASE, Agent, CHANCE_STREAM, GameRng, RandomAgent, Turn, sample_chance};
+use boardgame_kit::{Agent, Driver, RandomAgent, Turn};
 use clap::Args;
 
 use crate::error::CliError;
@@ -48,27 +48,26 @@ pub fn run(args: PerftArgs) -> Result<(), CliError> {
 /// The start position: the initial state, or the game of `seed` between
 /// random agents at its first decision after `moves` actions.
 fn start<G: CliGame>(config: &G::Config, seed: Option<u64>, moves: usize) -> Result<(G, usize), CliError> {
-    let mut state = G::new_game(config).map_err(|e| CliError::Usage(e.to_string()))?;
     let Some(seed) = seed else {
-        return Ok((state, 0));
+        return Ok((G::new_game(config).map_err(|e| CliError::Usage(e.to_string()))?, 0));
     };
-    let root = GameRng::new(seed);
-    let mut chance = root.child(CHANCE_STREAM);
-    let mut rngs: Vec<GameRng> = (0..state.num_players()).map(|s| root.child(AGENT_STREAM_BASE + s as u32)).collect();
-    let mut buf = G::ChanceList::default();
-    let mut played = 0;
+    // the kit's driver: the game `simulate --seed X --games 1 --fixed-seats` plays
+    let mut driver = Driver::<G>::new(config, seed).map_err(|e| CliError::Usage(e.to_string()))?;
+    let seats = driver.state().num_players();
+    let mut randoms: Vec<RandomAgent> = vec![RandomAgent; seats];
+    let mut agents: Vec<&mut dyn Agent<G>> = randoms.iter_mut().map(|a| a as &mut dyn Agent<G>).collect();
     loop {
-        let action = match state.turn() {
+        match driver.turn() {
             Turn::Terminal => break,
-            Turn::Player(_) if played >= moves => break,
-            Turn::Chance => sample_chance(&state, &mut chance, &mut buf),
-            Turn::Player(p) => rngs.get_mut(p).map(|rng| RandomAgent.act(&state, p, rng)),
-        };
-        let Some(action) = action else { break };
-        state.apply(action).map_err(|e| CliError::Runtime(e.to_string()))?;
-        played += 1;
+            Turn::Player(_) if driver.steps() >= moves => break,
+            _ => {}
+        }
+        if driver.step(&mut agents).map_err(|e| CliError::Runtime(e.to_string()))?.is_none() {
+            break;
+        }
     }
-    Ok((state, played))
+    let played = driver.steps();
+    Ok((driver.into_state(), played))
 }
 
 /// Why a count stopped before its end.

@@ -9,12 +9,12 @@
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
-use boardgame_kit::{AGENT_STREAM_BASE, Agent, CHANCE_STREAM, GameRecord, GameRng, Turn, sample_chance};
+use boardgame_kit::{Agent, Driver, GameRng, Turn, Viewer};
 use clap::Args;
 
 use crate::agents;
 use crate::error::CliError;
-use crate::games::{CliGame, GameName, GameOpts, build_config, is_visible, seats_of, with_game};
+use crate::games::{CliGame, GameName, GameOpts, build_config, seats_of, with_game};
 
 /// Arguments of `boardgame play`.
 #[derive(Args, Debug)]
@@ -87,9 +87,8 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
         }
     }
     let seed = args.seed.unwrap_or_else(fresh_seed);
-    let mut state = G::new_game(&config).map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut record = GameRecord::<G::Config>::new::<G>(config.clone(), Some(seed));
-    record.agents = names.clone();
+    let mut driver = Driver::<G>::new(&config, seed).map_err(|e| CliError::Usage(e.to_string()))?;
+    driver.set_agent_names(names.clone());
 
     writeln!(out, "{} with {seats} players, seed {seed}; you are seat {me}.", G::CLI_NAME)?;
     for (s, n) in names.iter().enumerate() {
@@ -99,10 +98,6 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
     }
     writeln!(out, "{HELP}")?;
 
-    let root = GameRng::new(seed);
-    let mut chance_rng = root.child(CHANCE_STREAM);
-    let mut rngs: Vec<GameRng> = (0..seats).map(|s| root.child(AGENT_STREAM_BASE + s as u32)).collect();
-    let mut chances = G::ChanceList::default();
     let mut legal = G::ActionList::default();
     let bound = G::max_game_length(&config);
     // Whatever happens in the game (the end, a quit, an error), the record
@@ -115,60 +110,55 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
         )),
         None => None,
     };
+    let viewer = Viewer::Seat(me);
     let mut game = || -> Result<bool, CliError> {
         loop {
-            if record.actions.len() > bound {
+            if driver.steps() > bound {
                 return Err(CliError::Runtime(format!("the game did not end within its bound of {bound} actions")));
             }
-            let action = match state.turn() {
+            let before = driver.state().clone();
+            match driver.turn() {
                 Turn::Terminal => return Ok(false),
                 Turn::Chance => {
-                    let Some(a) = sample_chance(&state, &mut chance_rng, &mut chances) else {
+                    let Some(a) = driver.step_chance() else {
                         return Err(CliError::Runtime("a chance node listed no outcome".into()));
                     };
-                    if is_visible(&state, a, me) {
+                    if before.view_action(viewer, a).is_some() {
                         writeln!(out, "chance: {a}")?;
                     }
-                    a
                 }
                 Turn::Player(seat) if seat == me => {
-                    state.legal_actions(&mut legal);
-                    match ask::<G>(&state, me, &legal, input, out)? {
+                    driver.state().legal_actions(&mut legal);
+                    match ask::<G>(driver.state(), me, &legal, input, out)? {
                         Input::Act(a) => {
+                            driver.apply(a).map_err(|e| CliError::Runtime(e.to_string()))?;
                             writeln!(out, "seat {me} (you): {a}")?;
-                            a
                         }
                         Input::Quit => return Ok(true),
                     }
                 }
                 Turn::Player(seat) => {
-                    let (Some(Some(bot)), Some(rng)) = (bots.get_mut(seat), rngs.get_mut(seat)) else {
+                    let Some(Some(bot)) = bots.get_mut(seat) else {
                         return Err(CliError::Runtime(format!("no agent for seat {seat}")));
                     };
-                    let a = bot.act(&state, seat, rng);
-                    if let Err(e) = state.validate(a) {
-                        return Err(CliError::Runtime(format!(
-                            "seat {seat} ({}) chose an illegal action: {e}",
-                            bot.name()
-                        )));
+                    let a = driver.step_agent(&mut **bot).map_err(|e| CliError::Runtime(e.to_string()))?;
+                    // what seat `me` learns of it (K-8.1: a round's public end shows)
+                    match before.view_action(viewer, a) {
+                        Some(a) => writeln!(out, "seat {seat} ({}): {a}", bot.name())?,
+                        None => writeln!(out, "seat {seat} ({}) played a hidden action", bot.name())?,
                     }
-                    if is_visible(&state, a, me) {
-                        writeln!(out, "seat {seat} ({}): {a}", bot.name())?;
-                    } else {
-                        writeln!(out, "seat {seat} ({}) played a hidden action", bot.name())?;
-                    }
-                    a
                 }
-            };
-            let mine = state.turn() == Turn::Player(me);
-            state.apply(action).map_err(|e| CliError::Runtime(e.to_string()))?;
-            record.actions.push(G::action_id(&config, action));
-            if args.watch && !mine && !state.is_terminal() {
-                writeln!(out, "{}", state.render_view(me))?;
+            }
+            let mine = before.turn() == Turn::Player(me);
+            if args.watch && !mine && !driver.state().is_terminal() {
+                writeln!(out, "{}", driver.state().render_view(me))?;
             }
         }
     };
     let result = game();
+    let state = driver.state().clone();
+    let record =
+        driver.into_record().unwrap_or_else(|| boardgame_kit::GameRecord::new::<G>(config.clone(), Some(seed)));
     if let Some((path, file)) = &mut file {
         file.write_all((record.to_json() + "\n").as_bytes())
             .map_err(|e| CliError::Runtime(format!("cannot write the record to {}: {e}", path.display())))?;

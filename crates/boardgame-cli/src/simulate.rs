@@ -141,7 +141,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
     let plan: Vec<(GameName, String)> = GameName::ALL
         .iter()
         .map(|&g| {
-            let has_heuristic = with_game!(g, G => G::heuristic().is_some());
+            let has_heuristic = with_game!(g, G => <G as boardgame_kit::Bots>::heuristic_agent().is_some());
             (g, if has_heuristic { "heuristic,random" } else { "random" }.to_string())
         })
         .collect();

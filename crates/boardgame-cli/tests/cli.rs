@@ -93,6 +93,14 @@ fn play_korovan_to_the_end_with_an_illegal_action_and_replay_it() {
     // Others' layouts are laid face down: never shown (K-8.2).
     assert!(!out.lines().any(|l| l.contains("(random): lay")), "a hidden layout was shown:\n{out}");
     assert!(out.contains("played a hidden action"), "{out}");
+    // K-8.1: the end of every round (pay, guard or haggle) is public, and
+    // the only hidden actions of bots are their layouts (K-8.2).
+    let lines: Vec<&str> = out.lines().collect();
+    let ends = lines.iter().filter(|l| l.contains("(random): pay") || l.contains("(random): guard")).count();
+    assert!(ends > 0, "a bot's payment is shown:\n{out}");
+    let hidden = lines.iter().filter(|l| l.contains("played a hidden action")).count();
+    let lays = 3 * 3 - 3 - lines.iter().filter(|l| l.contains("seat 1 (you): lay")).count();
+    assert_eq!(hidden, lays, "only the bots' layouts are hidden:\n{out}");
     let text = std::fs::read_to_string(&record).expect("record written");
     let json: Value = serde_json::from_str(&text).expect("record is JSON");
     assert_eq!(json["agents"][1], "human");
