@@ -37,6 +37,7 @@ mod table;
 mod token;
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,6 +135,47 @@ impl ServerBuilder {
         let app = api::App::new(self.config, self.engines)?;
         app.resume_all().await?;
         Ok(Server { app })
+    }
+
+    /// Runs the server on `addr` until Ctrl-C (or SIGTERM), on a runtime of
+    /// its own: builds it, binds, calls `ready` with the address bound (port
+    /// 0 picks a free one), serves. For binaries that have no runtime.
+    ///
+    /// # Errors
+    /// As [`ServerBuilder::build`], and when the address cannot be bound.
+    pub fn run(self, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> Result<(), ServerError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        runtime.block_on(async move {
+            let server = self.build().await?;
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            ready(listener.local_addr()?);
+            server.serve(listener, shutdown_signal()).await?;
+            Ok(())
+        })
+    }
+}
+
+/// Completes on Ctrl-C or, on Unix, SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
     }
 }
 
