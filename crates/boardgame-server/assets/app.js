@@ -77,7 +77,7 @@ function gameCard(g, out) {
   };
   players.addEventListener("change", drawSeats);
   drawSeats();
-  const cfg = el("textarea", { rows: 2, cols: 40, placeholder: '{"field": value} laid over the defaults' });
+  const cfg = el("textarea", { id: "config-" + g.name, rows: 2, cols: 40, placeholder: '{"field": value} laid over the defaults' });
   const err = el("div", { class: "error" });
   const play = el("button", { class: "primary", id: "play-" + g.name, onclick: async () => {
     err.textContent = "";
@@ -97,7 +97,7 @@ function gameCard(g, out) {
   return el("div", { class: "game-card" },
     el("h2", {}, g.name[0].toUpperCase() + g.name.slice(1)),
     el("label", {}, "Players ", players), seatsBox,
-    el("details", {}, el("summary", {}, "Configuration"), el("pre", { class: "json" }, JSON.stringify(g.config)), cfg),
+    el("details", {}, el("summary", { id: "config-toggle-" + g.name }, "Configuration"), el("pre", { class: "json" }, JSON.stringify(g.config)), cfg),
     play, err);
 }
 
@@ -172,7 +172,7 @@ async function table(id) {
     chooser.replaceChildren();
     if (!list.length) return;
     chooser.append(el("span", { class: "muted" }, (title || "Choose") + ": "),
-      list.map(a => el("button", { "data-action": a.action, onclick: () => act(a.action) }, a.action)),
+      ...list.map(a => el("button", { "data-action": a.action, onclick: () => act(a.action) }, a.action)),
       el("button", { onclick: () => { chooser.replaceChildren(); state.selected = null; draw(); } }, "cancel"));
   };
 

@@ -77,7 +77,8 @@
       const kind = cityKind.get(i);
       const fill = kind ? KIND_COLORS[kind] + "55" : ((i + Math.floor(i / N)) % 2 ? "#f3e7cf" : "#efe0c2");
       const cls = "sq" + (targets.has(name) ? " target" : "") + (selected === name ? " selected" : "");
-      root.append(svg("rect", { x, y, width: S, height: S, fill, stroke: "#c9b792", class: cls, "data-square": name, onclick: null }));
+      root.append(svg("rect", { x, y, width: S, height: S, fill, stroke: "#c9b792", class: cls, "data-square": name,
+        "data-space": spaceNo.has(i) ? spaceNo.get(i) + 1 : null }));
       if (kind) root.append(svg("text", { x: x + 3, y: y + 11, "font-size": 10, "font-weight": 700, fill: "#4a3520", "pointer-events": "none" }, kind + " city"));
       if (spaceNo.has(i)) {
         const n = spaceNo.get(i);
@@ -187,5 +188,6 @@
     }
   }
 
+  window.Renderers = window.Renderers || {};
   window.Renderers.caravan = { render };
 })();

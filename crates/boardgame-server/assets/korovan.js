@@ -32,7 +32,7 @@
     // Cows.
     const cows = el("div", { class: "cows" });
     for (let s = 0; s < n; s++) cows.append(el("span", { "data-seat": s, class: "cow-count" }, window.swatch(s),
-      (s === v.seat ? "you" : "seat " + s) + (s === o.driver ? " 🐪" : "") + ": " + o.cows[s] + " cows"));
+      (s === v.seat ? "you" : "seat " + s) + (s === o.driver ? " (driver)" : "") + ": " + o.cows[s] + " cows"));
     parts.push(cows);
     // The road.
     const road = el("div", { class: "road", id: "road" });
@@ -63,7 +63,7 @@
         if (o.peeks.some(x => x === c)) marks.push("peeked");
         if (o.scouted & bit) marks.push("scouted");
         const card = el("div", { class: cls.join(" "), "data-cell": r + "." + p, title: acts.map(a => a.action).join(", ") },
-          here && o.token === p ? el("span", { class: "tokenmark" }, "🐪") : null,
+          here && o.token === p ? el("span", { class: "tokenmark", title: "the caravan" }, "▼") : null,
           el("span", { class: "face" }, known ? (amb ? "AMBUSH" : "empty") : "?"),
           el("span", {}, up ? "face up" : (known ? "you know" : "face down")),
           el("span", { class: "marks" }, marks.join(" · ")));
@@ -101,5 +101,6 @@
     box.replaceChildren(...parts);
   }
 
+  window.Renderers = window.Renderers || {};
   window.Renderers.korovan = { render };
 })();
