@@ -106,6 +106,8 @@ pub(crate) struct Shared {
     pub(crate) store: Option<Store>,
     pub(crate) bots: Arc<Semaphore>,
     started: Instant,
+    /// Set when the server shuts down: event streams end.
+    pub(crate) stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Shared {
@@ -127,7 +129,13 @@ impl App {
         let store = config.data_dir.as_deref().map(Store::open).transpose()?;
         let bots = Arc::new(Semaphore::new(config.bot_threads.max(1)));
         Ok(Arc::new(App {
-            shared: Arc::new(Shared { config, store, bots, started: Instant::now() }),
+            shared: Arc::new(Shared {
+                config,
+                store,
+                bots,
+                started: Instant::now(),
+                stopping: tokio::sync::watch::channel(false).0,
+            }),
             engines,
             tables: RwLock::new(HashMap::new()),
         }))
@@ -181,6 +189,11 @@ impl App {
             eprintln!("resumed {live} unfinished and {done} finished tables");
         }
         Ok(())
+    }
+
+    /// Ends every event stream (so that a graceful shutdown completes).
+    pub(crate) fn stop_streams(&self) {
+        self.shared.stopping.send_replace(true);
     }
 
     pub(crate) fn close_all(&self) {
@@ -253,6 +266,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/replay", get(assets::page))
         .route("/assets/{file}", get(assets::asset))
         .nest("/api", api)
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
         .with_state(app)
 }
 
@@ -365,8 +379,13 @@ async fn events(
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let table = app.table(&id)?;
+    let mut stopping = app.shared.stopping.subscribe();
+    let stop = async move {
+        let _ = stopping.wait_for(|&s| s).await;
+    };
     let stream = WatchStream::new(table.subscribe())
-        .map(|v| Ok(Event::default().event("update").data(json!({ "version": v }).to_string())));
+        .map(|v| Ok(Event::default().event("update").data(json!({ "version": v }).to_string())))
+        .take_until(stop);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 

@@ -211,7 +211,12 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let sweeper = tokio::spawn(api::sweep(self.app.clone()));
-        let result = axum::serve(listener, self.router()).with_graceful_shutdown(shutdown).await;
+        let app = self.app.clone();
+        let signal = async move {
+            shutdown.await;
+            app.stop_streams();
+        };
+        let result = axum::serve(listener, self.router()).with_graceful_shutdown(signal).await;
         sweeper.abort();
         self.app.close_all();
         result
