@@ -5,10 +5,20 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use boardgame_kit::{Agent, AgentSpec, AgentSpecError};
 use boardgame_server::{Server, ServerConfig};
 use clap::Args;
 
 use crate::CliError;
+use crate::games::CliGame;
+
+/// A bot seat's agent, by the names the command knows (the same as
+/// `--agents`).
+fn agents<G: CliGame>(spec: &AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
+    let name = spec.to_string();
+    let ours: crate::agents::AgentSpec = name.parse().map_err(|_| AgentSpecError::Unknown(name.clone()))?;
+    crate::agents::build::<G>(ours).map_err(|_| AgentSpecError::NotForEngine { agent: name, engine: G::NAME })
+}
 
 /// Options of `boardgame serve`.
 #[derive(Args, Debug)]
@@ -47,8 +57,8 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     };
     let data = args.data.map(|d| d.display().to_string());
     Server::builder(config)
-        .game::<korovan_core::Korovan>()
-        .game::<caravan_core::Caravan>()
+        .game_with_agents::<korovan_core::Korovan>(agents::<korovan_core::Korovan>)
+        .game_with_agents::<caravan_core::Caravan>(agents::<caravan_core::Caravan>)
         .run(args.addr, |addr| {
             println!("boardgame serve: open http://{addr}/ (Ctrl-C stops)");
             match &data {

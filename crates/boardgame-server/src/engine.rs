@@ -4,16 +4,15 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use boardgame_kit::{Budget, GameRecord, Turn};
+use boardgame_kit::{AgentSpec, Budget, Driver, GameRecord, Turn};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::ServedGame;
 use crate::api::{ApiError, Shared};
-use crate::kit::{AgentSpec, Driver};
 use crate::store::StoredTable;
 use crate::table::{LiveTable, Seat, TableCell, outcome_view, turn_view};
 use crate::token;
+use crate::{AgentFactory, ServedGame};
 
 /// The body of `POST /api/tables`.
 #[derive(Clone, Debug, Deserialize)]
@@ -50,11 +49,14 @@ pub(crate) trait Engine: Send + Sync {
 }
 
 /// [`Engine`] for `G`.
-pub(crate) struct EngineOf<G>(PhantomData<fn() -> G>);
+pub(crate) struct EngineOf<G: ServedGame> {
+    agents: AgentFactory<G>,
+    _game: PhantomData<fn() -> G>,
+}
 
-impl<G> EngineOf<G> {
-    pub(crate) fn new() -> Self {
-        EngineOf(PhantomData)
+impl<G: ServedGame> EngineOf<G> {
+    pub(crate) fn new(agents: AgentFactory<G>) -> Self {
+        EngineOf { agents, _game: PhantomData }
     }
 }
 
@@ -108,13 +110,13 @@ impl<G: ServedGame> EngineOf<G> {
         Ok(config)
     }
 
-    fn seat_spec(text: &str, seat: usize, shared: &Shared) -> Result<Option<AgentSpec>, ApiError> {
+    fn seat_spec(&self, text: &str, seat: usize, shared: &Shared) -> Result<Option<AgentSpec>, ApiError> {
         if text.trim() == "human" {
             return Ok(None);
         }
         let bad = |m: String| ApiError::unprocessable("bad_seat", format!("seat {seat}: {m}"));
         let spec: AgentSpec = text.parse().map_err(|e| bad(format!("{e} (or `human`)")))?;
-        spec.build::<G>().map_err(|e| bad(e.to_string()))?;
+        (self.agents)(&spec).map_err(|e| bad(e.to_string()))?;
         let limit = &shared.config;
         let budget = match spec {
             AgentSpec::IsMcts(b) | AgentSpec::IsMctsH(b) | AgentSpec::FlatMc(b) => Some(b),
@@ -133,8 +135,8 @@ impl<G: ServedGame> EngineOf<G> {
         }
     }
 
-    fn default_bot() -> &'static str {
-        if AgentSpec::Heuristic.build::<G>().is_ok() { "heuristic" } else { "random" }
+    fn default_bot(&self) -> &'static str {
+        if (self.agents)(&AgentSpec::Heuristic).is_ok() { "heuristic" } else { "random" }
     }
 }
 
@@ -167,7 +169,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         let agents: Vec<&str> = LOBBY_AGENTS
             .iter()
             .copied()
-            .filter(|a| a.parse::<AgentSpec>().is_ok_and(|s| s.build::<G>().is_ok()))
+            .filter(|a| a.parse::<AgentSpec>().is_ok_and(|s| (self.agents)(&s).is_ok()))
             .collect();
         serde_json::json!({
             "name": G::NAME,
@@ -175,7 +177,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
             "player_counts": counts,
             "config": serde_json::to_value(&default).unwrap_or(Value::Null),
             "agents": agents,
-            "default_bot": Self::default_bot(),
+            "default_bot": self.default_bot(),
         })
     }
 
@@ -186,7 +188,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
             .map_err(|e| ApiError::unprocessable("bad_config", e.to_string()))?;
         let names: Vec<String> = match &req.seats {
             Some(s) => s.clone(),
-            None => (0..n).map(|s| if s == 0 { "human".into() } else { Self::default_bot().into() }).collect(),
+            None => (0..n).map(|s| if s == 0 { "human".into() } else { self.default_bot().into() }).collect(),
         };
         if names.len() != n {
             return Err(ApiError::unprocessable(
@@ -196,7 +198,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         }
         let mut seats = Vec::with_capacity(n);
         for (s, name) in names.iter().enumerate() {
-            seats.push(match Self::seat_spec(name, s, shared)? {
+            seats.push(match self.seat_spec(name, s, shared)? {
                 None => Seat::Human { token: token::random_hex(token::TOKEN_BYTES).map_err(ApiError::entropy)? },
                 Some(spec) => Seat::Bot(spec),
             });
@@ -213,7 +215,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
             })
             .collect();
         let cell = TableCell::new(id, seats, unix_now(), driver, shared.clone());
-        cell.start();
+        cell.start(self.agents);
         Ok(Created { table: cell, seats: secrets })
     }
 
@@ -232,7 +234,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
                 (Some(t), "human") if token::is_hex(t, token::TOKEN_BYTES) => Seat::Human { token: t.clone() },
                 (None, kind) => {
                     let spec: AgentSpec = kind.parse().map_err(|e| format!("seat {s}: {e}"))?;
-                    spec.build::<G>().map_err(|e| format!("seat {s}: {e}"))?;
+                    (self.agents)(&spec).map_err(|e| format!("seat {s}: {e}"))?;
                     Seat::Bot(spec)
                 }
                 _ => return Err(format!("seat {s}: neither a human with a token nor a bot")),
@@ -240,7 +242,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         }
         let cell = TableCell::new(stored.id, seats, stored.created, driver, shared.clone());
         cell.rebuild_log()?;
-        cell.start();
+        cell.start(self.agents);
         Ok((cell, finished))
     }
 

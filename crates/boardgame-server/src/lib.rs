@@ -31,7 +31,6 @@
 mod api;
 mod assets;
 mod engine;
-mod kit;
 mod store;
 mod table;
 mod token;
@@ -42,15 +41,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use boardgame_kit::{Agent, AgentSpec, AgentSpecError, Bots, Game};
 use serde::Serialize;
 
-pub use kit::Bots;
+/// An engine the server can seat: the kit's [`Game`] with an observation
+/// that serializes (the views are JSON). Implemented for every such engine.
+pub trait ServedGame: Game<Observation: Serialize> {}
+impl<G: Game<Observation: Serialize>> ServedGame for G {}
 
-/// An engine the server can seat: the kit's [`Game`] with its named agents
-/// ([`Bots`]) and an observation that serializes (the views are JSON).
-/// Implemented for every such engine.
-pub trait ServedGame: Bots<Observation: Serialize> {}
-impl<G: Bots<Observation: Serialize>> ServedGame for G {}
+/// Builds the agent of a bot seat from its name (`heuristic`, `ismcts:500`),
+/// or says why this engine has none of that name.
+pub type AgentFactory<G> = fn(&AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpecError>;
 
 /// The server's settings and limits.
 #[derive(Clone, Debug)]
@@ -111,10 +112,18 @@ pub struct ServerBuilder {
 }
 
 impl ServerBuilder {
-    /// Serves engine `G` under its name ([`Game::NAME`]).
+    /// Serves engine `G` under its name ([`Game::NAME`]), its bot seats
+    /// built by the kit's [`AgentSpec::build`] (the engine's [`Bots`]).
     #[must_use]
-    pub fn game<G: ServedGame>(mut self) -> Self {
-        self.engines.push(Arc::new(engine::EngineOf::<G>::new()));
+    pub fn game<G: ServedGame + Bots>(self) -> Self {
+        self.game_with_agents::<G>(|spec| spec.build::<G>())
+    }
+
+    /// Serves engine `G` with bot seats built by `agents` (for an engine
+    /// without [`Bots`], or to offer agents of one's own).
+    #[must_use]
+    pub fn game_with_agents<G: ServedGame>(mut self, agents: AgentFactory<G>) -> Self {
+        self.engines.push(Arc::new(engine::EngineOf::<G>::new(agents)));
         self
     }
 

@@ -6,16 +6,15 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use boardgame_kit::{ActionId, Agent, Game, Outcome, Turn};
+use boardgame_kit::{ActionId, Agent, AgentSpec, Driver, Game, Outcome, RandomAgent, Turn, Viewer};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{Notify, watch};
 
-use crate::ServedGame;
 use crate::api::{ApiError, Shared};
-use crate::kit::{AgentSpec, Driver, Viewer, view_action};
 use crate::store::{STORE_FORMAT, StoredSeat, StoredTable};
 use crate::token;
+use crate::{AgentFactory, ServedGame};
 
 /// Who sits in a seat.
 #[derive(Clone, Debug)]
@@ -61,7 +60,7 @@ impl<G: Game> Inner<G> {
         let state = self.driver.state();
         let n = state.num_players();
         let views = (0..=n)
-            .map(|v| view_action(state, if v < n { Viewer::Seat(v) } else { Viewer::Spectator }, action))
+            .map(|v| state.view_action(if v < n { Viewer::Seat(v) } else { Viewer::Spectator }, action))
             .collect();
         self.log.push(LogEntry { by, views });
         self.driver = next;
@@ -219,7 +218,7 @@ impl<G: ServedGame> TableCell<G> {
     /// views of every action, asked of the state before it.
     pub(crate) fn rebuild_log(&self) -> Result<(), String> {
         let mut inner = lock(&self.inner);
-        let record = inner.driver.record().clone();
+        let record = inner.driver.record().cloned().ok_or("the driver keeps no record")?;
         let mut state = G::new_game(&record.config).map_err(|e| e.to_string())?;
         let n = state.num_players();
         let mut log = Vec::with_capacity(record.actions.len());
@@ -230,7 +229,7 @@ impl<G: ServedGame> TableCell<G> {
                 _ => None,
             };
             let views = (0..=n)
-                .map(|v| view_action(&state, if v < n { Viewer::Seat(v) } else { Viewer::Spectator }, action))
+                .map(|v| state.view_action(if v < n { Viewer::Seat(v) } else { Viewer::Spectator }, action))
                 .collect();
             log.push(LogEntry { by, views });
             state.apply(action).map_err(|e| e.to_string())?;
@@ -240,12 +239,13 @@ impl<G: ServedGame> TableCell<G> {
     }
 
     /// Starts the task that plays chance and the bot seats.
-    pub(crate) fn start(self: &Arc<Self>) {
+    pub(crate) fn start(self: &Arc<Self>, factory: AgentFactory<G>) {
         let agents: Vec<Option<Box<dyn Agent<G>>>> = self
             .seats
             .iter()
             .map(|s| match s {
-                Seat::Bot(spec) => spec.build::<G>().ok(),
+                // Checked when the seat was made; random play if it fails now.
+                Seat::Bot(spec) => Some(factory(spec).unwrap_or_else(|_| Box::new(RandomAgent))),
                 Seat::Human { .. } => None,
             })
             .collect();
@@ -341,7 +341,7 @@ impl<G: ServedGame> TableCell<G> {
                     Seat::Bot(spec) => StoredSeat { kind: spec.to_string(), token: None },
                 })
                 .collect(),
-            record: serde_json::to_value(inner.driver.record()).unwrap_or(Value::Null),
+            record: inner.driver.record().and_then(|r| serde_json::to_value(r).ok()).unwrap_or(Value::Null),
         }
     }
 
@@ -430,7 +430,7 @@ impl<G: ServedGame> LiveTable for TableCell<G> {
                 "the record is published when the game is over (it holds every hidden card)".into(),
             ));
         }
-        Ok(serde_json::to_value(inner.driver.record()).unwrap_or(Value::Null))
+        Ok(inner.driver.record().and_then(|r| serde_json::to_value(r).ok()).unwrap_or(Value::Null))
     }
 
     fn subscribe(&self) -> watch::Receiver<u64> {
@@ -544,8 +544,15 @@ async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Optio
                             }
                         }
                         Ok((_, _, Err(e))) => {
-                            eprintln!("table {}: bot of seat {seat} failed: {e}", cell.id);
-                            return;
+                            // Nothing was played; the seat goes on with uniformly random play.
+                            eprintln!(
+                                "table {}: the bot of seat {seat} failed ({e}); it plays at random from now on",
+                                cell.id
+                            );
+                            if let Some(slot) = agents.get_mut(seat) {
+                                *slot = Some(Box::new(RandomAgent));
+                            }
+                            continue;
                         }
                         Ok(_) => {
                             eprintln!("table {}: the table changed while seat {seat} thought", cell.id);
