@@ -48,7 +48,7 @@ async fn play(s: &TestServer, players: usize, choices: &[u32]) -> (Vec<(Option<u
         let pick = &legal[choices[k % choices.len()] as usize % legal.len()];
         k += 1;
         // Alternate notation and ids.
-        let action = if k % 2 == 0 { pick["action"].clone() } else { pick["id"].clone() };
+        let action = if k.is_multiple_of(2) { pick["action"].clone() } else { pick["id"].clone() };
         let (st, r) = s.act(&id, Some(&tokens[seat]), json!({ "action": action, "version": mine["version"] })).await;
         assert_eq!(st, StatusCode::OK, "{r}");
         assert!(k < 5000, "the game never ended");
@@ -65,7 +65,7 @@ fn check(views: &[(Option<usize>, Value)], record: Value) {
     let mut actions = Vec::new();
     for &id in &record.actions {
         let a = Korovan::action_from_id(&record.config, id).unwrap();
-        let mut next = states.last().unwrap().clone();
+        let mut next = *states.last().unwrap();
         next.apply(a).unwrap();
         actions.push(a);
         states.push(next);
