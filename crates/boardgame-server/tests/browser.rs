@@ -81,7 +81,7 @@ impl Driver {
             "--disable-sync",
             "--disable-dev-shm-usage",
             "--hide-scrollbars",
-            "--window-size=1360,1100",
+            "--window-size=1360,1300",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -289,7 +289,8 @@ async fn play_caravan(d: &Driver, base: &str) {
         } else if legal.iter().any(|a| a == "end") {
             d.click(&d.wait("#actions button[data-action=\"end\"]").await).await;
         } else {
-            let first = d.wait("#actions button[data-action]").await;
+            // A visible button (long groups are folded away).
+            let first = d.wait("#actions div.group > button[data-action]").await;
             d.click(&first).await;
         }
         d.until(|| async { log_len(d).await > before || d.status().await.starts_with("The game is over") }).await;
