@@ -1,6 +1,7 @@
 //! `boardgame serve`: the web table (crate `boardgame-server`) for every
 //! engine of the command.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,7 +10,7 @@ use boardgame_kit::{Agent, AgentSpec, AgentSpecError};
 use boardgame_server::{Server, ServerConfig};
 use clap::Args;
 
-use crate::CliError;
+use crate::error::CliError;
 use crate::games::CliGame;
 
 /// A bot seat's agent, by the names the command knows (the same as
@@ -60,11 +61,14 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         .game_with_agents::<korovan_core::Korovan>(agents::<korovan_core::Korovan>)
         .game_with_agents::<caravan_core::Caravan>(agents::<caravan_core::Caravan>)
         .run(args.addr, |addr| {
-            println!("boardgame serve: open http://{addr}/ (Ctrl-C stops)");
-            match &data {
-                Some(d) => println!("tables are kept in {d} and resumed on restart"),
-                None => println!("tables live in memory only (use --data DIR to keep them)"),
-            }
+            // A closed stdout must not stop the server: write errors are ignored.
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "boardgame serve: open http://{addr}/ (Ctrl-C stops)");
+            let _ = match &data {
+                Some(d) => writeln!(out, "tables are kept in {d} and resumed on restart"),
+                None => writeln!(out, "tables live in memory only (use --data DIR to keep them)"),
+            };
+            let _ = out.flush();
         })
         .map_err(|e| CliError::Runtime(format!("serve: {e}")))
 }
