@@ -206,9 +206,14 @@ async function table(id) {
     drawLog(log, v);
   };
 
+  let shown = "";
   const refresh = async () => {
     try {
-      state.view = await api("GET", "/api/tables/" + id + "/view", undefined, token);
+      const v = await api("GET", "/api/tables/" + id + "/view", undefined, token);
+      const text = JSON.stringify(v);
+      if (text === shown) return; // nothing new: keep the page (and any selection) as it is
+      shown = text;
+      state.view = v;
       draw();
     } catch (e) { error.textContent = e.message; }
   };
