@@ -10,12 +10,21 @@
 //! ([`Game::view_action`](boardgame_kit::Game)) all come from the engine.
 //!
 //! ```no_run
+//! use boardgame_kit::{Agent, AgentSpec, AgentSpecError, Game, RandomAgent};
 //! use boardgame_server::{Server, ServerConfig};
+//! use korovan_core::Korovan;
+//!
+//! // Bot seats by name; an engine with the kit's `Bots` registers with
+//! // `.game::<G>()` instead.
+//! fn bots(spec: &AgentSpec) -> Result<Box<dyn Agent<Korovan>>, AgentSpecError> {
+//!     match spec {
+//!         AgentSpec::Random => Ok(Box::new(RandomAgent)),
+//!         _ => Err(AgentSpecError::NotForEngine { agent: spec.to_string(), engine: Korovan::NAME }),
+//!     }
+//! }
+//!
 //! # async fn run() -> Result<(), boardgame_server::ServerError> {
-//! let server = Server::builder(ServerConfig::default())
-//!     .game::<korovan_core::Korovan>()
-//!     .build()
-//!     .await?;
+//! let server = Server::builder(ServerConfig::default()).game_with_agents::<Korovan>(bots).build().await?;
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! println!("http://{}/", listener.local_addr()?);
 //! server.serve(listener, std::future::pending()).await?;
