@@ -6,7 +6,6 @@ use std::convert::Infallible;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -19,75 +18,13 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tokio_stream::wrappers::WatchStream;
 
-use crate::ServerConfig;
+use crate::config::ServerConfig;
 use crate::engine::{CreateRequest, Engine};
+use crate::error::ApiError;
+use crate::shared::Shared;
 use crate::store::Store;
 use crate::table::{ActionText, LiveTable};
 use crate::{assets, token};
-
-/// An error answered to a client: a status, a stable code and a message.
-#[derive(Debug)]
-pub(crate) struct ApiError {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-}
-
-impl ApiError {
-    pub(crate) fn new(status: StatusCode, code: &'static str, message: String) -> Self {
-        ApiError { status, code, message }
-    }
-    pub(crate) fn unprocessable(code: &'static str, message: String) -> Self {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
-    }
-    pub(crate) fn conflict(code: &'static str, message: String) -> Self {
-        ApiError::new(StatusCode::CONFLICT, code, message)
-    }
-    pub(crate) fn internal(message: String) -> Self {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
-    }
-    pub(crate) fn entropy(e: getrandom::Error) -> Self {
-        ApiError::internal(format!("the operating system's random generator failed: {e}"))
-    }
-    pub(crate) fn bad_token() -> Self {
-        ApiError::new(StatusCode::FORBIDDEN, "bad_token", "this token holds no seat at this table".into())
-    }
-    fn no_token() -> Self {
-        ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "no_token",
-            "acting needs the seat's token: `Authorization: Bearer <token>`".into(),
-        )
-    }
-    fn unknown_table(id: &str) -> Self {
-        let shown: String = id.chars().take(40).collect();
-        ApiError::new(StatusCode::NOT_FOUND, "unknown_table", format!("no table `{shown}` (it may have expired)"))
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut r = (self.status, Json(json!({ "error": self.message, "code": self.code }))).into_response();
-        if self.status == StatusCode::UNAUTHORIZED
-            && let Ok(v) = "Bearer".parse()
-        {
-            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-        }
-        r
-    }
-}
-
-impl From<JsonRejection> for ApiError {
-    fn from(r: JsonRejection) -> Self {
-        let status = r.status();
-        let code = match status {
-            StatusCode::PAYLOAD_TOO_LARGE => "too_large",
-            StatusCode::UNSUPPORTED_MEDIA_TYPE => "not_json",
-            _ => "bad_body",
-        };
-        ApiError::new(status, code, r.body_text())
-    }
-}
 
 /// `Json` whose rejections are [`ApiError`]s.
 pub(crate) struct Body<T>(T);
@@ -97,23 +34,6 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let Json(v) = Json::<T>::from_request(req, state).await?;
         Ok(Body(v))
-    }
-}
-
-/// What every table shares: settings, the data directory, the bot pool.
-pub(crate) struct Shared {
-    pub(crate) config: ServerConfig,
-    pub(crate) store: Option<Store>,
-    pub(crate) bots: Arc<Semaphore>,
-    started: Instant,
-    /// Set when the server shuts down: event streams end.
-    pub(crate) stopping: tokio::sync::watch::Sender<bool>,
-}
-
-impl Shared {
-    /// Milliseconds since the server started.
-    pub(crate) fn now_ms(&self) -> u64 {
-        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 }
 

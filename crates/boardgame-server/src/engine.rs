@@ -8,11 +8,12 @@ use boardgame_kit::{AgentSpec, Budget, Driver, GameRecord, Turn};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::api::{ApiError, Shared};
+use crate::config::{AgentFactory, ServedGame};
+use crate::error::ApiError;
+use crate::shared::Shared;
 use crate::store::StoredTable;
 use crate::table::{LiveTable, Seat, TableCell, outcome_view, turn_view};
 use crate::token;
-use crate::{AgentFactory, ServedGame};
 
 /// The body of `POST /api/tables`.
 #[derive(Clone, Debug, Deserialize)]

@@ -11,10 +11,11 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{Notify, watch};
 
-use crate::api::{ApiError, Shared};
+use crate::config::{AgentFactory, ServedGame};
+use crate::error::ApiError;
+use crate::shared::Shared;
 use crate::store::{STORE_FORMAT, StoredSeat, StoredTable};
 use crate::token;
-use crate::{AgentFactory, ServedGame};
 
 /// Who sits in a seat.
 #[derive(Clone, Debug)]
