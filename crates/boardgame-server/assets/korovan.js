@@ -96,7 +96,7 @@
     const played = HELPERS.filter(([k]) => o.played[k]).map(([k, name]) => name + " ×" + o.played[k]);
     if (played.length) helpers.append(el("span", { class: "muted" }, " Played this round: " + played.join(", ")));
     parts.push(helpers);
-    const single = legal.filter(a => ["reveal", "pay", "guard", "haggle", "second"].includes(a.action));
+    const single = legal.filter(a => ["reveal", "pay", "guard", "haggle", "second", "second_thought"].includes(a.action));
     if (single.length) parts.push(el("div", {}, single.map(a => el("button", { class: "primary", "data-action": a.action, onclick: () => ctx.act(a.action) }, a.action))));
     box.replaceChildren(...parts);
   }

@@ -322,11 +322,12 @@ async fn play_caravan(d: &Driver, base: &str) {
 
 async fn play_korovan(d: &Driver, base: &str) {
     d.goto(&format!("{base}/")).await;
-    d.select("#players-korovan", "3").await;
+    d.select("#players-korovan", "5").await;
     d.click(&d.wait("#play-korovan").await).await;
     d.wait("#road").await;
     let mut steps = 0;
     let mut revealed_seen = false;
+    let mut reveals = 0;
     let mut shot = false;
     loop {
         if d.wait_my_turn().await {
@@ -363,7 +364,9 @@ async fn play_korovan(d: &Driver, base: &str) {
             );
             if now > face_up_before {
                 revealed_seen = true;
-                if !shot {
+                // The third card our caravan turns up: the road has some history by then.
+                reveals += 1;
+                if !shot && reveals == 3 {
                     d.screenshot(&docs_img("serve-korovan.png")).await;
                     shot = true;
                 }
