@@ -14,7 +14,8 @@ use crate::error::CliError;
 use crate::games::CliGame;
 
 /// A bot seat's agent, by the names the command knows (the same as
-/// `--agents`).
+/// `--agents`), for an engine that does not implement the kit's `Bots` yet
+/// (with it, `.game::<G>()` registers the engine's own agents).
 fn agents<G: CliGame>(spec: &AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
     let name = spec.to_string();
     let ours: crate::agents::AgentSpec = name.parse().map_err(|_| AgentSpecError::Unknown(name.clone()))?;
@@ -59,7 +60,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let data = args.data.map(|d| d.display().to_string());
     Server::builder(config)
         .game_with_agents::<korovan_core::Korovan>(agents::<korovan_core::Korovan>)
-        .game_with_agents::<caravan_core::Caravan>(agents::<caravan_core::Caravan>)
+        .game::<caravan_core::Caravan>()
         .run(args.addr, |addr| {
             // A closed stdout must not stop the server: write errors are ignored.
             let mut out = std::io::stdout().lock();

@@ -46,7 +46,7 @@ fn agents<G: Game + 'static>(spec: &AgentSpec) -> Result<Box<dyn Agent<G>>, Agen
 pub async fn start(config: ServerConfig) -> TestServer {
     let server = Server::builder(config)
         .game_with_agents::<korovan_core::Korovan>(agents::<korovan_core::Korovan>)
-        .game_with_agents::<caravan_core::Caravan>(agents::<caravan_core::Caravan>)
+        .game::<caravan_core::Caravan>()
         .build()
         .await
         .expect("server builds");
