@@ -13,6 +13,7 @@ mod games;
 mod perft;
 mod play;
 mod replay;
+mod serve;
 mod simulate;
 
 use std::process::ExitCode;
@@ -32,7 +33,8 @@ Examples:
   boardgame play korovan --players 5 --agents ismcts:500 --record game.json
   boardgame replay game.json --step
   boardgame perft caravan --players 2 --depth 4
-  boardgame bench";
+  boardgame bench
+  boardgame serve --addr 127.0.0.1:8080 --data tables/   play in the browser";
 
 /// Play, simulate, replay and measure the Korovan and Caravan engines.
 #[derive(Parser, Debug)]
@@ -58,6 +60,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// A quick throughput table (release builds give meaningful figures).
     Bench(bench::BenchArgs),
+    /// Serve the web table: play in the browser, humans and bots at one table.
+    Serve(serve::ServeArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -69,6 +73,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Serve(a) => serve::run(a),
     }
 }
 

@@ -1,0 +1,193 @@
+// Caravan's board as SVG: the 7x7 grid, the cities and their kinds, the
+// numbered spaces with their goods and demand markers, camels in seat
+// colours (laden or not), each seat's chains, scores, supplies, the bag and
+// the refill count. Clicks: a square with your camel (or your supply) picks
+// the source, a highlighted square the target; a numbered space picks up.
+"use strict";
+(function () {
+  const S = 60, M = 22, N = 7;
+  const KINDS = ["R1", "R2", "R3", "R4", "C1", "C2", "C3", "C4"];
+  const KIND_COLORS = { R1: "#c0392b", R2: "#8e44ad", R3: "#d4ac0d", R4: "#117a65", C1: "#a04000", C2: "#2e86c1", C3: "#7dcea0", C4: "#f5b7b1" };
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const sq = (i) => String.fromCharCode(97 + (i % N)) + (Math.floor(i / N) + 1);
+  const idx = (name) => (Number(name[1]) - 1) * N + (name.charCodeAt(0) - 97);
+  const xy = (i) => [M + (i % N) * S, M + Math.floor(i / N) * S];
+
+  function svg(tag, attrs, ...children) {
+    const e = document.createElementNS(SVGNS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) e.setAttribute(k, v);
+    for (const c of children) if (c !== null && c !== undefined) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    return e;
+  }
+
+  function parse(action, spaces) {
+    let m;
+    if ((m = action.match(/^move (supply|[a-g][1-7])->([a-g][1-7])$/))) return { type: "move", from: m[1], to: m[2] };
+    if ((m = action.match(/^good (\S+) (under )?([a-g][1-7])=>([a-g][1-7])$/))) return { type: "good", from: m[3], to: m[4] };
+    if ((m = action.match(/^pick (\d+)$/))) return { type: "pick", at: sq(spaces[Number(m[1]) - 1]) };
+    if ((m = action.match(/^steal (\S+) ([a-g][1-7]) from P(\d+)$/))) return { type: "steal", at: m[2] };
+    return { type: action };
+  }
+
+  function cargoOf(c) {
+    if (c === "Empty" || c === null || c === undefined) return null;
+    if (c.Top) return { kind: c.Top, under: false };
+    if (c.Under) return { kind: c.Under, under: true };
+    return null;
+  }
+
+  function cube(x, y, kind, size, dashed) {
+    return svg("g", {},
+      svg("rect", { x, y, width: size, height: size, rx: 2, fill: KIND_COLORS[kind] || "#999", stroke: dashed ? "#000" : "#3338", "stroke-dasharray": dashed ? "2 2" : null }),
+      svg("text", { x: x + size / 2, y: y + size / 2 + 3, "font-size": 8, "text-anchor": "middle", fill: "#000", "font-weight": 700 }, kind));
+  }
+
+  function render(box, ctx) {
+    const v = ctx.view;
+    const o = v.observation;
+    if (!o) { window.genericRenderer.render(box, ctx); return; }
+    const pos = o.position;
+    const cfg = pos.config;
+    const players = cfg.players;
+    const board = cfg.board;
+    const legal = ctx.legal || [];
+    const parsed = legal.map(a => Object.assign({ action: a.action }, parse(a.action, board.spaces)));
+    const st = ctx.state || {};
+    if (st.selectedVersion !== v.version) { st.selected = null; st.selectedVersion = v.version; }
+    const selected = st.selected;
+    const targets = new Set(parsed.filter(p => selected && p.from === selected).map(p => p.to));
+
+    const camelsAt = new Map();
+    for (const c of pos.camels) {
+      const i = idx(c.square);
+      if (!camelsAt.has(i)) camelsAt.set(i, []);
+      camelsAt.get(i).push(c);
+    }
+    const H = M + N * S + 70;
+    const root = svg("svg", { class: "board", viewBox: "0 0 " + (M + N * S + 4) + " " + H, id: "caravan-board" });
+    for (let c = 0; c < N; c++) root.append(svg("text", { x: M + c * S + S / 2, y: 15, "text-anchor": "middle", "font-size": 12, fill: "#7b6e60" }, String.fromCharCode(97 + c)));
+    for (let r = 0; r < N; r++) root.append(svg("text", { x: 10, y: M + r * S + S / 2 + 4, "text-anchor": "middle", "font-size": 12, fill: "#7b6e60" }, r + 1));
+
+    const cityKind = new Map(board.cities.map((s, k) => [s, KINDS[k]]));
+    const spaceNo = new Map(board.spaces.map((s, i) => [s, i]));
+    const onClick = (name) => () => click(name, parsed, ctx);
+    for (let i = 0; i < N * N; i++) {
+      const [x, y] = xy(i);
+      const name = sq(i);
+      const kind = cityKind.get(i);
+      const fill = kind ? KIND_COLORS[kind] + "55" : ((i + Math.floor(i / N)) % 2 ? "#f3e7cf" : "#efe0c2");
+      const cls = "sq" + (targets.has(name) ? " target" : "") + (selected === name ? " selected" : "");
+      root.append(svg("rect", { x, y, width: S, height: S, fill, stroke: "#c9b792", class: cls, "data-square": name,
+        "data-space": spaceNo.has(i) ? spaceNo.get(i) + 1 : null }));
+      if (kind) root.append(svg("text", { x: x + 3, y: y + 11, "font-size": 10, "font-weight": 700, fill: "#4a3520", "pointer-events": "none" }, kind + " city"));
+      if (spaceNo.has(i)) {
+        const n = spaceNo.get(i);
+        root.append(svg("circle", { cx: x + S - 10, cy: y + 10, r: 8, fill: "#3b2a1a", "pointer-events": "none" }));
+        root.append(svg("text", { x: x + S - 10, y: y + 14, "font-size": 11, "text-anchor": "middle", fill: "#fff", "pointer-events": "none" }, n + 1));
+        const lying = pos.lying[n];
+        if (lying) { const g = cube(x + 4, y + 4 + (kind ? 10 : 0), lying, 16, false); g.setAttribute("pointer-events", "none"); root.append(g); }
+        const marks = pos.space_markers[n];
+        for (let k = 0; k < marks; k++) root.append(svg("circle", { cx: x + 26 + (k % 4) * 7, cy: y + 8 + Math.floor(k / 4) * 7, r: 2.8, fill: "#111", "pointer-events": "none" }));
+      }
+    }
+    // Chains: orthogonal links between squares that hold camels of one seat.
+    for (let p = 0; p < players; p++) {
+      const mine = new Set(pos.camels.filter(c => c.player === p).map(c => idx(c.square)));
+      const off = (p - (players - 1) / 2) * 4;
+      for (const i of mine) {
+        for (const j of [i + 1, i + N]) {
+          if (!mine.has(j) || (j === i + 1 && i % N === N - 1)) continue;
+          const [x1, y1] = xy(i), [x2, y2] = xy(j);
+          root.append(svg("line", { x1: x1 + S / 2 + off, y1: y1 + S / 2 + off, x2: x2 + S / 2 + off, y2: y2 + S / 2 + off,
+            stroke: window.SEAT_COLORS[p], "stroke-width": 5, "stroke-opacity": 0.45, "stroke-linecap": "round", "pointer-events": "none", class: "chain" }));
+        }
+      }
+    }
+    for (const [i, list] of camelsAt) {
+      const [x, y] = xy(i);
+      list.sort((a, b) => a.player - b.player);
+      const cols = list.length > 4 ? 4 : Math.max(list.length, 1);
+      const w = (S - 8) / cols;
+      list.forEach((c, k) => {
+        const cx = x + 4 + w * (k % cols) + w / 2;
+        const cy = y + 34 + Math.floor(k / cols) * 14;
+        const load = cargoOf(c.cargo);
+        const g = svg("g", { class: "camel", "data-player": c.player, "data-laden": load ? "1" : "0", "pointer-events": "none" });
+        g.append(svg("ellipse", { cx, cy, rx: Math.min(8, w / 2 - 1), ry: 6, fill: window.SEAT_COLORS[c.player], stroke: "#222", "stroke-width": 1 }));
+        g.append(svg("circle", { cx: cx + Math.min(7, w / 2 - 1), cy: cy - 5, r: 2.5, fill: window.SEAT_COLORS[c.player], stroke: "#222", "stroke-width": 0.8 }));
+        if (load) g.append(cube(cx - 6, load.under ? cy + 4 : cy - 16, load.kind, 11, load.under));
+        root.append(g);
+      });
+    }
+    // Supplies, below the board; the mover's is a source for `move supply->…`.
+    const camelsPer = cfg.camels;
+    const y0 = M + N * S + 10;
+    for (let p = 0; p < players; p++) {
+      const x = M + p * ((N * S) / players);
+      const onBoard = pos.camels.filter(c => c.player === p).length;
+      const can = parsed.some(a => a.from === "supply") && p === (v.turn && v.turn.seat);
+      const g = svg("g", {});
+      g.append(svg("rect", { x, y: y0, width: (N * S) / players - 6, height: 50, rx: 6, fill: "#fffdf8", stroke: window.SEAT_COLORS[p], "stroke-width": can ? 3 : 1.5,
+        class: can ? "sq" + (selected === "supply" ? " selected" : "") : null, "data-square": can ? "supply" : null, "data-supply": p }));
+      g.append(svg("text", { x: x + 6, y: y0 + 16, "font-size": 12, "pointer-events": "none" }, "P" + p + " supply: " + (camelsPer - onBoard)));
+      for (let k = 0; k < camelsPer - onBoard; k++) g.append(svg("ellipse", { cx: x + 14 + k * 18, cy: y0 + 34, rx: 7, ry: 5, fill: window.SEAT_COLORS[p], stroke: "#222", "pointer-events": "none" }));
+      root.append(g);
+    }
+    root.querySelectorAll("[data-square]").forEach(n => n.addEventListener("click", onClick(n.getAttribute("data-square"))));
+
+    const info = el("div", {});
+    const head = el("tr", {}, el("th", {}, "seat"), el("th", {}, "score"), el("th", {}, "supply"), KINDS.map(k => el("th", {}, k)), el("th", {}, "demand"), el("th", {}, "theft"));
+    const rows = [];
+    for (let p = 0; p < players; p++) {
+      const onBoard = pos.camels.filter(c => c.player === p).length;
+      const score = v.seats && v.seats[p] ? v.seats[p].score : "";
+      rows.push(el("tr", { "data-seat": p }, el("td", {}, window.swatch(p), "P" + p + (p === v.seat ? " (you)" : "")), el("td", { class: "score" }, score),
+        el("td", {}, camelsPer - onBoard), KINDS.map((k, ki) => el("td", {}, pos.delivered[p][ki] || "")),
+        el("td", {}, pos.demand_markers[p]), el("td", {}, pos.theft_markers[p])));
+    }
+    const bagTotal = pos.bag.reduce((a, b) => a + b, 0);
+    const allowance = Math.min(pos.turn_index + 1, 4);
+    info.append(el("table", { class: "stats" }, el("caption", { class: "muted" }, "Delivered goods and markers"), head, rows),
+      el("p", {}, "Bag: " + bagTotal + " goods (" + KINDS.map((k, i) => k + "×" + pos.bag[i]).join(", ") + ")"),
+      el("p", {}, "Turn " + (pos.turn_index + 1) + " of at most " + cfg.max_turns +
+        (pos.end ? " — ended (" + pos.end + ")" : " — P" + (pos.turn_index % players) + " to move, " + pos.actions_left + " of " + allowance + " actions left") +
+        ". Pick-ups since the last refill: " + pos.picks_since_refill + " of 4" +
+        (pos.pending_draws ? "; spaces waiting for a draw: " + [0,1,2,3,4,5,6,7].filter(i => pos.pending_draws & (1 << i)).map(i => i + 1).join(", ") : "") +
+        (pos.passes ? "; consecutive passes: " + pos.passes : "") + "."));
+    if (!ctx.replay && legal.length) info.append(el("p", { class: "muted" }, "Click a square with your camel (or your supply), then a highlighted square. Click a numbered space to pick up its good."));
+    box.replaceChildren(root, info);
+  }
+
+  function click(name, parsed, ctx) {
+    const st = ctx.state;
+    if (!parsed.length) return;
+    if (st.selected) {
+      const moves = parsed.filter(p => p.from === st.selected && p.to === name);
+      if (moves.length) {
+        st.selected = null;
+        if (moves.length === 1) ctx.act(moves[0].action); else ctx.choose(moves, "Which one");
+        return;
+      }
+    }
+    const from = parsed.filter(p => p.from === name);
+    const at = parsed.filter(p => p.at === name);
+    if (from.length) {
+      st.selected = st.selected === name ? null : name;
+      ctx.redraw();
+      ctx.choose(at, "Also here");
+    } else if (at.length === 1) {
+      st.selected = null;
+      ctx.act(at[0].action);
+    } else if (at.length > 1) {
+      st.selected = null;
+      ctx.redraw();
+      ctx.choose(at, "At " + name);
+    } else if (st.selected) {
+      st.selected = null;
+      ctx.redraw();
+    }
+  }
+
+  window.Renderers = window.Renderers || {};
+  window.Renderers.caravan = { render };
+})();

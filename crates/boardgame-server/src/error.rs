@@ -1,0 +1,72 @@
+//! [`ApiError`]: every refusal as a status, a stable code and a message,
+//! answered as JSON.
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// An error answered to a client: a status, a stable code and a message.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    pub(crate) fn new(status: StatusCode, code: &'static str, message: String) -> Self {
+        ApiError { status, code, message }
+    }
+    pub(crate) fn unprocessable(code: &'static str, message: String) -> Self {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+    pub(crate) fn conflict(code: &'static str, message: String) -> Self {
+        ApiError::new(StatusCode::CONFLICT, code, message)
+    }
+    pub(crate) fn internal(message: String) -> Self {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
+    }
+    pub(crate) fn entropy(e: getrandom::Error) -> Self {
+        ApiError::internal(format!("the operating system's random generator failed: {e}"))
+    }
+    pub(crate) fn bad_token() -> Self {
+        ApiError::new(StatusCode::FORBIDDEN, "bad_token", "this token holds no seat at this table".into())
+    }
+    pub(crate) fn no_token() -> Self {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "no_token",
+            "acting needs the seat's token: `Authorization: Bearer <token>`".into(),
+        )
+    }
+    pub(crate) fn unknown_table(id: &str) -> Self {
+        let shown: String = id.chars().take(40).collect();
+        ApiError::new(StatusCode::NOT_FOUND, "unknown_table", format!("no table `{shown}` (it may have expired)"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut r = (self.status, Json(json!({ "error": self.message, "code": self.code }))).into_response();
+        if self.status == StatusCode::UNAUTHORIZED
+            && let Ok(v) = "Bearer".parse()
+        {
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        r
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> Self {
+        let status = r.status();
+        let code = match status {
+            StatusCode::PAYLOAD_TOO_LARGE => "too_large",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => "not_json",
+            _ => "bad_body",
+        };
+        ApiError::new(status, code, r.body_text())
+    }
+}

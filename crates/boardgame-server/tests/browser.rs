@@ -1,0 +1,409 @@
+//! The page in a real browser: headless Chromium driven through WebDriver
+//! (chromedriver, spoken to over plain HTTP). Opens tables from the lobby,
+//! plays a complete Caravan game and a complete Korovan game (every round)
+//! by clicking the board, the cards and the buttons, checks that the board
+//! follows the game, and saves one screenshot per game into `docs/img/`.
+//!
+//! Skipped (with a loud message) when `chromedriver` is not installed,
+//! unless `BOARDGAME_BROWSER_TEST=require`, which makes its absence a
+//! failure; `scripts/test-browser.sh` installs Chromium and its driver and
+//! runs this test that way.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use reqwest::Client;
+use serde_json::{Value, json};
+
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("BOARDGAME_CHROMEDRIVER") {
+        return Some(PathBuf::from(p));
+    }
+    std::env::var_os("PATH").and_then(|paths| std::env::split_paths(&paths).map(|d| d.join(name)).find(|p| p.is_file()))
+}
+
+fn chromium_binary() -> Option<String> {
+    if let Ok(p) = std::env::var("BOARDGAME_CHROMIUM") {
+        return Some(p);
+    }
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|n| find_on_path(n).map(|p| p.display().to_string()))
+}
+
+struct Driver {
+    process: Child,
+    client: Client,
+    session: String,
+    profile: PathBuf,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+impl Driver {
+    async fn start(chromedriver: &PathBuf) -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let process = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let client = Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while client.get(format!("{base}/status")).send().await.is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not answer on port {port}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let profile = common::temp_dir("chromium-profile");
+        std::fs::create_dir_all(&profile).unwrap();
+        let mut args: Vec<String> = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--hide-scrollbars",
+            "--window-size=1360,1300",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.push(format!("--user-data-dir={}", profile.display()));
+        let mut options = json!({ "args": args });
+        if let Some(bin) = chromium_binary() {
+            options["binary"] = json!(bin);
+        }
+        let caps =
+            json!({ "capabilities": { "alwaysMatch": { "browserName": "chrome", "goog:chromeOptions": options } } });
+        let r: Value = client.post(format!("{base}/session")).json(&caps).send().await.unwrap().json().await.unwrap();
+        let id = r["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no WebDriver session: {r}")).to_string();
+        Driver { process, client, session: format!("{base}/session/{id}"), profile }
+    }
+
+    async fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}{path}", self.session);
+        let req = match method {
+            "GET" => self.client.get(url),
+            "DELETE" => self.client.delete(url),
+            _ => self.client.post(url).json(&body.unwrap_or(json!({}))),
+        };
+        let v: Value = req.send().await.unwrap().json().await.unwrap();
+        v["value"].clone()
+    }
+
+    async fn goto(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url }))).await;
+    }
+
+    async fn find_all(&self, css: &str) -> Vec<String> {
+        let v = self.cmd("POST", "/elements", Some(json!({ "using": "css selector", "value": css }))).await;
+        v.as_array()
+            .map(|a| a.iter().filter_map(|e| e[ELEMENT].as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    }
+
+    async fn find(&self, css: &str) -> Option<String> {
+        self.find_all(css).await.into_iter().next()
+    }
+
+    async fn wait(&self, css: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(e) = self.find(css).await {
+                return e;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("`{css}` never appeared")).await;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Fails the test with what the page shows (and a screenshot in the
+    /// temporary directory).
+    async fn fail(&self, what: &str) -> ! {
+        let page = self.exec("return location.href + '\\n' + document.body.innerText").await;
+        self.screenshot(&std::env::temp_dir().join("browser-test-failure.png")).await;
+        panic!("{what}; the page shows:\n{}", page.as_str().unwrap_or_default());
+    }
+
+    /// Waits until `cond` holds.
+    async fn until<F, Fut>(&self, cond: F)
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !cond().await {
+            if Instant::now() > deadline {
+                self.fail("the page did not update").await;
+            }
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    }
+
+    async fn click(&self, element: &str) -> Value {
+        self.cmd("POST", &format!("/element/{element}/click"), None).await
+    }
+
+    async fn text(&self, element: &str) -> String {
+        self.cmd("GET", &format!("/element/{element}/text"), None).await.as_str().unwrap_or_default().to_string()
+    }
+
+    async fn attr(&self, element: &str, name: &str) -> Option<String> {
+        self.cmd("GET", &format!("/element/{element}/attribute/{name}"), None).await.as_str().map(String::from)
+    }
+
+    async fn select(&self, css: &str, value: &str) {
+        // A real click on the option of a <select>.
+        let option = self.wait(&format!("{css} option[value=\"{value}\"]")).await;
+        self.click(&option).await;
+    }
+
+    async fn type_into(&self, css: &str, text: &str) {
+        let e = self.wait(css).await;
+        self.cmd("POST", &format!("/element/{e}/value"), Some(json!({ "text": text }))).await;
+    }
+
+    async fn exec(&self, script: &str) -> Value {
+        self.cmd("POST", "/execute/sync", Some(json!({ "script": script, "args": [] }))).await
+    }
+
+    async fn screenshot(&self, path: &PathBuf) {
+        let b64 = self.cmd("GET", "/screenshot", None).await;
+        let png = base64::engine::general_purpose::STANDARD.decode(b64.as_str().unwrap()).unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, png).unwrap();
+    }
+
+    /// The table's view as the page holds it (the seat's own view).
+    async fn status(&self) -> String {
+        match self.find("#status").await {
+            Some(e) => self.text(&e).await,
+            None => String::new(),
+        }
+    }
+
+    /// Waits until it is the page's turn or the game is over; true when over.
+    async fn wait_my_turn(&self) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let s = self.status().await;
+            if s.starts_with("The game is over") {
+                return true;
+            }
+            if s.starts_with("Your turn") && self.find("#actions button[data-action]").await.is_some() {
+                return false;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("the page never came back to us (status: {s})")).await;
+            }
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+    }
+
+    async fn count(&self, css: &str) -> usize {
+        self.find_all(css).await.len()
+    }
+}
+
+fn docs_img(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/img").join(name)
+}
+
+async fn legal_actions(d: &Driver) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in d.find_all("#actions button[data-action]").await {
+        if let Some(a) = d.attr(&e, "data-action").await {
+            out.push(a);
+        }
+    }
+    out
+}
+
+async fn log_len(d: &Driver) -> usize {
+    d.count("#log div").await
+}
+
+async fn play_caravan(d: &Driver, base: &str) {
+    d.goto(&format!("{base}/")).await;
+    d.select("#players-caravan", "2").await;
+    d.click(&d.wait("#config-toggle-caravan").await).await;
+    d.type_into("#config-caravan", r#"{"max_turns": 16}"#).await;
+    let bots = d.find_all(".game-card select[data-seat=\"1\"]").await;
+    assert_eq!(bots.len(), 2, "one seat-1 selector per game card");
+    d.click(&d.wait("#play-caravan").await).await;
+    d.wait("#caravan-board").await;
+    let url = d.exec("return location.href").await;
+    assert!(url.as_str().unwrap().contains("#seat=0&token="), "Play takes the player to seat 0: {url}");
+    let mut turns = 0;
+    let mut moved = 0;
+    let mut shot = false;
+    loop {
+        if d.wait_my_turn().await {
+            break;
+        }
+        turns += 1;
+        let legal = legal_actions(d).await;
+        // Prefer a board move by two clicks: source (supply or a square), then target.
+        let from_supply = legal.iter().find(|a| a.starts_with("move supply->"));
+        let pick = legal.iter().find(|a| a.starts_with("pick "));
+        let before = log_len(d).await;
+        if let Some(p) = pick {
+            // One click on the numbered space picks up.
+            let space: usize = p[5..].parse().unwrap();
+            let e = d.wait(&format!("#caravan-board rect[data-space=\"{space}\"]")).await;
+            d.click(&e).await;
+            // A camel of ours there is also a source: the chooser offers the pick-up.
+            if let Some(b) = d.find(&format!("#chooser button[data-action=\"{p}\"]")).await {
+                d.click(&b).await;
+            }
+        } else if let Some(m) = from_supply {
+            let to = m.trim_start_matches("move supply->").to_string();
+            let camels_before = d.count("#caravan-board g.camel[data-player=\"0\"]").await;
+            d.click(&d.wait("#caravan-board rect[data-square=\"supply\"]").await).await;
+            let target = d.wait(&format!("#caravan-board rect.target[data-square=\"{to}\"]")).await;
+            d.click(&target).await;
+            d.until(|| async { log_len(d).await > before }).await;
+            let camels_after = d.count("#caravan-board g.camel[data-player=\"0\"]").await;
+            assert_eq!(camels_after, camels_before + 1, "the camel placed on {to} is drawn");
+            moved += 1;
+        } else if legal.iter().any(|a| a == "end") {
+            d.click(&d.wait("#actions button[data-action=\"end\"]").await).await;
+        } else {
+            // A visible button (long groups are folded away).
+            let first = d.wait("#actions div.group > button[data-action]").await;
+            d.click(&first).await;
+        }
+        d.until(|| async { log_len(d).await > before || d.status().await.starts_with("The game is over") }).await;
+        if !shot && moved >= 3 {
+            // Let the bots answer first, so the board shows both seats.
+            d.wait_my_turn().await;
+            d.screenshot(&docs_img("serve-caravan.png")).await;
+            shot = true;
+        }
+        assert!(turns < 400, "the game never ended");
+    }
+    let banner = d.text(&d.wait("#outcome-banner").await).await;
+    assert!(banner.starts_with("Winner") || banner.starts_with("Draw"), "{banner}");
+    assert!(moved > 0, "camels were placed by clicking");
+    if !shot {
+        d.screenshot(&docs_img("serve-caravan.png")).await;
+    }
+    // The replay viewer, from the link of the finished table.
+    d.click(&d.wait("#outcome-banner a").await).await;
+    let slider = d.wait("#replay-step").await;
+    let max: usize = d.attr(&slider, "max").await.unwrap().parse().unwrap();
+    assert!(max > 8, "the replay holds the whole game");
+    d.exec("const s = document.getElementById('replay-step'); s.value = s.max; s.dispatchEvent(new Event('input'));")
+        .await;
+    let label = d.text(&d.wait("#replay-label").await).await;
+    assert!(label.starts_with(&format!("Step {max} of {max}")), "{label}");
+    d.wait("#caravan-board").await;
+}
+
+async fn play_korovan(d: &Driver, base: &str) {
+    d.goto(&format!("{base}/")).await;
+    d.select("#players-korovan", "5").await;
+    d.click(&d.wait("#play-korovan").await).await;
+    d.wait("#road").await;
+    let mut steps = 0;
+    let mut revealed_seen = false;
+    let mut reveals = 0;
+    let mut shot = false;
+    loop {
+        if d.wait_my_turn().await {
+            break;
+        }
+        steps += 1;
+        let before = log_len(d).await;
+        let face_up_before = d.count(".kcard.up").await;
+        let mut clicked_reveal = false;
+        if let Some(lay) = d.find(".lay-choice").await {
+            d.click(&lay).await;
+        } else if let Some(card) = d.find(".kcard.clickable").await {
+            d.click(&card).await;
+            // Several actions fit this card: the chooser asks.
+            if let Some(choice) = d.find("#chooser button[data-action]").await
+                && log_len(d).await == before
+            {
+                d.click(&choice).await;
+            }
+        } else if let Some(b) = d.find("#board button[data-action=\"reveal\"]").await {
+            clicked_reveal = true;
+            d.click(&b).await;
+        } else if let Some(b) = d.find("#board button[data-action]").await {
+            d.click(&b).await;
+        } else {
+            d.click(&d.wait("#actions button[data-action]").await).await;
+        }
+        d.until(|| async { log_len(d).await > before || d.status().await.starts_with("The game is over") }).await;
+        if clicked_reveal && !d.status().await.starts_with("The game is over") {
+            let now = d.count(".kcard.up").await;
+            assert!(
+                now > face_up_before || d.find("#korovan-phase").await.is_some(),
+                "the revealed card turns face up"
+            );
+            if now > face_up_before {
+                revealed_seen = true;
+                // The third card our caravan turns up: the road has some history by then.
+                reveals += 1;
+                if !shot && reveals == 3 {
+                    d.screenshot(&docs_img("serve-korovan.png")).await;
+                    shot = true;
+                }
+            }
+        }
+        assert!(steps < 400, "the game never ended");
+    }
+    let banner = d.text(&d.wait("#outcome-banner").await).await;
+    assert!(banner.starts_with("Winner") || banner.starts_with("Draw"), "{banner}");
+    assert!(revealed_seen, "a card revealed by our click was drawn face up");
+    if !shot {
+        d.screenshot(&docs_img("serve-korovan.png")).await;
+    }
+    // The log shows the other seats' lays as hidden.
+    let hidden = d.count("#log div.hidden").await;
+    assert!(hidden > 0, "hidden actions are shown as hidden");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_both_games_by_clicking() {
+    let required = std::env::var("BOARDGAME_BROWSER_TEST").is_ok_and(|v| v == "require");
+    let Some(chromedriver) = find_on_path("chromedriver") else {
+        assert!(!required, "BOARDGAME_BROWSER_TEST=require but chromedriver is not installed");
+        eprintln!();
+        eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+        eprintln!("!! SKIPPED: the browser test needs chromedriver (Debian: chromium-driver).  !!");
+        eprintln!("!! Run scripts/test-browser.sh to install it and run this test.             !!");
+        eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+        return;
+    };
+    let started = Instant::now();
+    let server = common::start(common::config()).await;
+    let d = Driver::start(&chromedriver).await;
+    play_caravan(&d, &server.base).await;
+    play_korovan(&d, &server.base).await;
+    d.cmd("DELETE", "", None).await;
+    drop(d);
+    server.stop().await;
+    eprintln!("browser test: both games played in {:.1?}", started.elapsed());
+}

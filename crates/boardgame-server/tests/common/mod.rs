@@ -1,0 +1,155 @@
+//! A server on 127.0.0.1 (port 0) for the tests, with a real HTTP client.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use boardgame_kit::{Agent, AgentSpec, AgentSpecError, FlatMcAgent, Game, IsMctsAgent, RandomAgent};
+use boardgame_server::{Server, ServerConfig};
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+
+/// A running server and a client for it.
+pub struct TestServer {
+    pub base: String,
+    pub client: Client,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// The engines' own agents where the engine has them, else the kit's
+/// generic ones by name.
+fn agents<G: Game + 'static>(spec: &AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
+    use std::any::Any;
+    let heuristic: Option<Box<dyn Any>> = match G::NAME {
+        "korovan" => {
+            Some(Box::new(Box::new(korovan_core::KorovanHeuristic::default()) as Box<dyn Agent<korovan_core::Korovan>>))
+        }
+        "caravan" => {
+            Some(Box::new(Box::new(caravan_core::CaravanHeuristic::new()) as Box<dyn Agent<caravan_core::Caravan>>))
+        }
+        _ => None,
+    };
+    match spec {
+        AgentSpec::Random => Ok(Box::new(RandomAgent)),
+        AgentSpec::IsMcts(b) => Ok(Box::new(IsMctsAgent::<G>::new(*b))),
+        AgentSpec::FlatMc(b) => Ok(Box::new(FlatMcAgent::<G>::new(*b))),
+        AgentSpec::Heuristic => heuristic
+            .and_then(|h| h.downcast::<Box<dyn Agent<G>>>().ok())
+            .map(|b| *b)
+            .ok_or(AgentSpecError::NotForEngine { agent: spec.to_string(), engine: G::NAME }),
+        AgentSpec::IsMctsH(_) => Err(AgentSpecError::NotForEngine { agent: spec.to_string(), engine: G::NAME }),
+    }
+}
+
+/// The games every test server serves.
+pub async fn start(config: ServerConfig) -> TestServer {
+    let server = Server::builder(config)
+        .game_with_agents::<korovan_core::Korovan>(agents::<korovan_core::Korovan>)
+        .game::<caravan_core::Caravan>()
+        .build()
+        .await
+        .expect("server builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        server
+            .serve(listener, async move {
+                let _ = rx.await;
+            })
+            .await
+            .expect("serve");
+    });
+    TestServer {
+        base: format!("http://{addr}"),
+        client: Client::builder().timeout(Duration::from_secs(60)).build().expect("client"),
+        shutdown: Some(tx),
+        task: Some(task),
+    }
+}
+
+pub fn config() -> ServerConfig {
+    ServerConfig::default()
+}
+
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bg-serve-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+impl TestServer {
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.task.take() {
+            let _ = t.await;
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// POST /api/tables; panics unless 201.
+    pub async fn create(&self, body: Value) -> Value {
+        let r = self.client.post(self.url("/api/tables")).json(&body).send().await.expect("send");
+        let status = r.status();
+        let v: Value = r.json().await.expect("json");
+        assert_eq!(status, StatusCode::CREATED, "{v}");
+        v
+    }
+
+    pub async fn view(&self, id: &str, token: Option<&str>) -> (StatusCode, Value) {
+        let mut req = self.client.get(self.url(&format!("/api/tables/{id}/view")));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let r = req.send().await.expect("send");
+        (r.status(), r.json().await.expect("json"))
+    }
+
+    pub async fn act(&self, id: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
+        let mut req = self.client.post(self.url(&format!("/api/tables/{id}/actions"))).json(&body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let r = req.send().await.expect("send");
+        (r.status(), r.json().await.expect("json"))
+    }
+
+    /// Waits until the view of `token` satisfies `done` (bots and chance act
+    /// in the background).
+    pub async fn wait_for(&self, id: &str, token: Option<&str>, done: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..6000 {
+            let (s, v) = self.view(id, token).await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+            if done(&v) {
+                return v;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("the table never reached the expected state");
+    }
+}
+
+/// The token of `seat` in a creation answer.
+pub fn token(created: &Value, seat: usize) -> String {
+    created["seats"][seat]["token"].as_str().expect("a human seat").to_string()
+}
+
+/// Whether it is `seat`'s turn in `view`.
+pub fn my_turn(view: &Value) -> bool {
+    view["turn"]["kind"] == "player" && view["turn"]["seat"] == view["seat"]
+}
+
+/// Whether the game in `view` is over.
+pub fn over(view: &Value) -> bool {
+    view["turn"]["kind"] == "terminal"
+}
+
+pub fn table(kind: &str, seats: &[&str]) -> Value {
+    json!({ "game": kind, "players": seats.len(), "seats": seats })
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The web table's browser test: headless Chromium driven through WebDriver
+# plays a Caravan game and a Korovan game by clicking, and saves the
+# screenshots docs/img/serve-caravan.png and docs/img/serve-korovan.png.
+#
+#   scripts/test-browser.sh
+#
+# Installs Debian's chromium and chromium-driver when they are missing
+# (apt-get update only then), and runs the test with
+# BOARDGAME_BROWSER_TEST=require, so a missing driver fails instead of
+# skipping.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then
+    echo "installing chromium and chromium-driver (Debian packages)" >&2
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+    if ! apt-cache show chromium-driver >/dev/null 2>&1; then
+        $sudo apt-get update -qq
+    fi
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+BOARDGAME_BROWSER_TEST=require cargo test -p boardgame-server --test browser -- --nocapture
