@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The web table's browser test: headless Chromium driven through WebDriver
-# plays a Caravan game and a Korovan game by clicking, and saves the
-# screenshots docs/img/serve-caravan.png and docs/img/serve-korovan.png.
+# plays a Caravan game and a Korovan game by clicking, and saves a
+# screenshot of each (BOARDGAME_SCREENSHOTS=docs/img refreshes the README's
+# docs/img/serve-caravan.png and serve-korovan.png; else the temp folder).
 #
-#   scripts/test-browser.sh
+#   scripts/test-browser.sh            # install the browser, run the test
+#   scripts/test-browser.sh --install  # only install the browser
 #
 # Installs Debian's chromium and chromium-driver when they are missing
 # (apt-get update only then), and runs the test with
@@ -19,5 +21,8 @@ if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null
         $sudo apt-get update -qq
     fi
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+if [ "${1:-}" = "--install" ]; then
+    exit 0
 fi
 BOARDGAME_BROWSER_TEST=require cargo test -p boardgame-server --test browser -- --nocapture

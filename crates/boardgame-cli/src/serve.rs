@@ -6,21 +6,10 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use boardgame_kit::{Agent, AgentSpec, AgentSpecError};
 use boardgame_server::{Server, ServerConfig};
 use clap::Args;
 
 use crate::error::CliError;
-use crate::games::CliGame;
-
-/// A bot seat's agent, by the names the command knows (the same as
-/// `--agents`), for an engine that does not implement the kit's `Bots` yet
-/// (with it, `.game::<G>()` registers the engine's own agents).
-fn agents<G: CliGame>(spec: &AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
-    let name = spec.to_string();
-    let ours: crate::agents::AgentSpec = name.parse().map_err(|_| AgentSpecError::Unknown(name.clone()))?;
-    crate::agents::build::<G>(ours).map_err(|_| AgentSpecError::NotForEngine { agent: name, engine: G::NAME })
-}
 
 /// Options of `boardgame serve`.
 #[derive(Args, Debug)]
@@ -59,7 +48,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     };
     let data = args.data.map(|d| d.display().to_string());
     Server::builder(config)
-        .game_with_agents::<korovan_core::Korovan>(agents::<korovan_core::Korovan>)
+        .game::<korovan_core::Korovan>()
         .game::<caravan_core::Caravan>()
         .run(args.addr, |addr| {
             // A closed stdout must not stop the server: write errors are ignored.

@@ -2,7 +2,9 @@
 //! (chromedriver, spoken to over plain HTTP). Opens tables from the lobby,
 //! plays a complete Caravan game and a complete Korovan game (every round)
 //! by clicking the board, the cards and the buttons, checks that the board
-//! follows the game, and saves one screenshot per game into `docs/img/`.
+//! follows the game, and saves one screenshot per game (into the folder
+//! `BOARDGAME_SCREENSHOTS` names: `BOARDGAME_SCREENSHOTS=docs/img` refreshes
+//! the README's pictures; else the temp folder).
 //!
 //! Skipped (with a loud message) when `chromedriver` is not installed,
 //! unless `BOARDGAME_BROWSER_TEST=require`, which makes its absence a
@@ -225,8 +227,14 @@ impl Driver {
     }
 }
 
+/// Where a screenshot goes: the folder `BOARDGAME_SCREENSHOTS` names
+/// (`docs/img` to refresh the README's pictures), else the temp folder, so
+/// that a test run leaves the checkout as it was.
 fn docs_img(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/img").join(name)
+    match std::env::var_os("BOARDGAME_SCREENSHOTS") {
+        Some(dir) => PathBuf::from(dir).join(name),
+        None => std::env::temp_dir().join(name),
+    }
 }
 
 async fn legal_actions(d: &Driver) -> Vec<String> {

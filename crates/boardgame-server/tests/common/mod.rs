@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use boardgame_kit::{Agent, AgentSpec, AgentSpecError, FlatMcAgent, Game, IsMctsAgent, RandomAgent};
 use boardgame_server::{Server, ServerConfig};
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
@@ -17,35 +16,10 @@ pub struct TestServer {
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
-/// The engines' own agents where the engine has them, else the kit's
-/// generic ones by name.
-fn agents<G: Game + 'static>(spec: &AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
-    use std::any::Any;
-    let heuristic: Option<Box<dyn Any>> = match G::NAME {
-        "korovan" => {
-            Some(Box::new(Box::new(korovan_core::KorovanHeuristic::default()) as Box<dyn Agent<korovan_core::Korovan>>))
-        }
-        "caravan" => {
-            Some(Box::new(Box::new(caravan_core::CaravanHeuristic::new()) as Box<dyn Agent<caravan_core::Caravan>>))
-        }
-        _ => None,
-    };
-    match spec {
-        AgentSpec::Random => Ok(Box::new(RandomAgent)),
-        AgentSpec::IsMcts(b) => Ok(Box::new(IsMctsAgent::<G>::new(*b))),
-        AgentSpec::FlatMc(b) => Ok(Box::new(FlatMcAgent::<G>::new(*b))),
-        AgentSpec::Heuristic => heuristic
-            .and_then(|h| h.downcast::<Box<dyn Agent<G>>>().ok())
-            .map(|b| *b)
-            .ok_or(AgentSpecError::NotForEngine { agent: spec.to_string(), engine: G::NAME }),
-        AgentSpec::IsMctsH(_) => Err(AgentSpecError::NotForEngine { agent: spec.to_string(), engine: G::NAME }),
-    }
-}
-
 /// The games every test server serves.
 pub async fn start(config: ServerConfig) -> TestServer {
     let server = Server::builder(config)
-        .game_with_agents::<korovan_core::Korovan>(agents::<korovan_core::Korovan>)
+        .game::<korovan_core::Korovan>()
         .game::<caravan_core::Caravan>()
         .build()
         .await

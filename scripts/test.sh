@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Every test of the project, on a fresh machine: the Rust workspace (unit,
+# property, integration, example and doc tests, the web table's browser test
+# among them), then the Python package's suite (OpenSpiel, PettingZoo; it
+# makes its own virtual environment). Installs what the suites need:
+# Debian's Chromium and ChromeDriver (scripts/test-browser.sh --install),
+# Python packages from PyPI (scripts/test-python.sh).
+# The README's test command; `.ci/run` runs it after fmt and clippy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== installing the browser for the browser test"
+scripts/test-browser.sh --install
+
+echo "== cargo test --workspace --all-features (the browser test required)"
+BOARDGAME_BROWSER_TEST=require cargo test --workspace --all-features
+
+echo "== the Python package (scripts/test-python.sh)"
+scripts/test-python.sh
