@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod agents;
+mod balance;
 mod bench;
 mod error;
 mod games;
@@ -34,7 +35,8 @@ Examples:
   boardgame replay game.json --step
   boardgame perft caravan --players 2 --depth 4
   boardgame bench
-  boardgame serve --addr 127.0.0.1:8080 --data tables/   play in the browser";
+  boardgame serve --addr 127.0.0.1:8080 --data tables/   play in the browser
+  boardgame balance korovan --players 3..9 --games 2000 --out report   (add --sweep deck.scout=0..8, --worth)";
 
 /// Play, simulate, replay and measure the Korovan and Caravan engines.
 #[derive(Parser, Debug)]
@@ -62,6 +64,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Serve the web table: play in the browser, humans and bots at one table.
     Serve(serve::ServeArgs),
+    /// Balance lab: self-play over a grid of configurations, a report
+    /// folder with win shares, intervals and charts.
+    Balance(balance::BalanceArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -74,6 +79,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Balance(a) => balance::run(a).map_err(|f| match f {
+            balance::Failure::Usage(m) => CliError::Usage(m),
+            balance::Failure::Runtime(m) => CliError::Runtime(m),
+        }),
     }
 }
 
