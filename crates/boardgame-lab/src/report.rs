@@ -86,7 +86,7 @@ fn short_label(c: &CellResult) -> String {
     if c.settings.is_empty() {
         return "defaults".into();
     }
-    c.settings.iter().map(|s| value_text(&s.value)).collect::<Vec<_>>().join(",")
+    c.settings.iter().map(|s| value_text(&s.value)).collect::<Vec<_>>().join("/")
 }
 
 fn agents_text(r: &LabResults) -> String {
@@ -306,6 +306,24 @@ fn groups<'a>(r: &'a LabResults, sweep: &Sweep) -> Vec<(String, Vec<(Value, &'a 
 }
 
 const SIZE: (u32, u32) = (900, 560);
+
+/// Ten strong, distinguishable colours (the common "category10" set).
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+fn color(i: usize) -> RGBColor {
+    COLORS[i % COLORS.len()]
+}
 const FONT: &str = "sans-serif";
 
 fn padded(lo: f64, hi: f64) -> std::ops::Range<f64> {
@@ -359,8 +377,7 @@ fn draw_seat_panel(panel: &DrawingArea<SVGBackend<'_>, Shift>, c: &CellResult, y
         .draw()?;
     let fair = 100.0 * c.fair();
     chart.draw_series(LineSeries::new(vec![(-1, fair), (n, fair)], BLACK.mix(0.4).stroke_width(1)))?;
-    let color = Palette99::pick(0).to_rgba();
-    let rgb = RGBColor(color.0, color.1, color.2);
+    let rgb = color(0);
     chart.draw_series((0..n).map(|k| bar(k, c.position_share(k as usize), 100.0, rgb)))?;
     chart.draw_series((0..n).map(|k| Circle::new((k, 100.0 * c.position_share(k as usize).value), 3, rgb.filled())))?;
     Ok(())
@@ -386,7 +403,7 @@ fn cell_axis_chart(
     let x_desc = if r.sweeps.is_empty() {
         "configuration".to_string()
     } else {
-        r.sweeps.iter().map(|s| s.path.clone()).collect::<Vec<_>>().join(", ")
+        r.sweeps.iter().map(|s| s.path.clone()).collect::<Vec<_>>().join(" / ")
     };
     let mut chart = ChartBuilder::on(&root)
         .caption(title, (FONT, 20))
@@ -405,21 +422,16 @@ fn cell_axis_chart(
         .y_desc(y_desc)
         .label_style((FONT, 12))
         .draw()?;
-    let color = Palette99::pick(0).to_rgba();
-    let rgb = RGBColor(color.0, color.1, color.2);
+    let rgb = color(0);
     if let Some(reference) = reference {
+        // A short level mark per cell: cells may differ in their fair share.
+        let mark = BLACK.mix(0.6).stroke_width(2);
         chart
-            .draw_series(
-                reference.iter().enumerate().map(|(i, &f)| {
-                    Rectangle::new([(i as i32, f * scale), (i as i32, f * scale)], BLACK.stroke_width(1))
-                }),
-            )?
+            .draw_series(reference.iter().enumerate().map(|(i, &f)| {
+                EmptyElement::at((i as i32, f * scale)) + PathElement::new(vec![(-14, 0), (14, 0)], mark)
+            }))?
             .label("fair share 1/n")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.mix(0.5)));
-        chart.draw_series(LineSeries::new(
-            reference.iter().enumerate().map(|(i, &f)| (i as i32, f * scale)),
-            BLACK.mix(0.4).stroke_width(1),
-        ))?;
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], mark));
     }
     chart
         .draw_series(values.iter().enumerate().map(|(i, &e)| bar(i as i32, e, scale, rgb)))?
@@ -475,6 +487,9 @@ fn sweep_chart(r: &LabResults, sweep: &Sweep, path: &Path) -> DrawResult<()> {
     }
     let span = (xmax - xmin).max(1.0);
     let values = sweep.values.clone();
+    // Integer values get a label at every integer when there are few.
+    let integers = numeric && sweep.values.iter().all(|v| v.is_i64() || v.is_u64());
+    let x_label_count = if integers && span <= 30.0 { span as usize + 1 } else { values.len().clamp(2, 20) };
     let mut chart = ChartBuilder::on(&root)
         .caption(title, (FONT, 18))
         .margin(12)
@@ -483,7 +498,7 @@ fn sweep_chart(r: &LabResults, sweep: &Sweep, path: &Path) -> DrawResult<()> {
         .build_cartesian_2d((xmin - 0.05 * span)..(xmax + 0.05 * span), padded(100.0 * lo, 100.0 * hi))?;
     chart
         .configure_mesh()
-        .x_labels(values.len().clamp(2, 20))
+        .x_labels(x_label_count)
         .x_label_formatter(&|x| {
             if numeric {
                 if (x - x.round()).abs() < 1e-9 { format!("{}", x.round()) } else { format!("{x:.2}") }
@@ -508,8 +523,7 @@ fn sweep_chart(r: &LabResults, sweep: &Sweep, path: &Path) -> DrawResult<()> {
     let offset = 0.012 * span;
     let mid = (shown.len() as f64 - 1.0) / 2.0;
     for (g, (key, cells)) in shown.iter().enumerate() {
-        let c = Palette99::pick(g).to_rgba();
-        let rgb = RGBColor(c.0, c.1, c.2);
+        let rgb = color(g);
         let dx = (g as f64 - mid) * offset;
         let points: Vec<(f64, Estimate)> =
             cells.iter().map(|(v, cell)| (x_of(v) + dx, cell.lead_advantage())).collect();
@@ -564,8 +578,7 @@ fn worth_chart(r: &LabResults, path: &Path) -> DrawResult<()> {
         .label_style((FONT, 12))
         .draw()?;
     chart.draw_series(LineSeries::new(vec![(-1, 0.0), (n, 0.0)], BLACK.mix(0.4).stroke_width(1)))?;
-    let c = Palette99::pick(1).to_rgba();
-    let rgb = RGBColor(c.0, c.1, c.2);
+    let rgb = color(1);
     chart.draw_series(effects.iter().enumerate().map(|(i, &e)| bar(i as i32, e, 100.0, rgb)))?;
     chart.draw_series(
         effects.iter().enumerate().map(|(i, e)| Circle::new((i as i32, 100.0 * e.value), 4, rgb.filled())),
