@@ -112,7 +112,7 @@ pub fn run(args: BalanceArgs) -> Result<(), Failure> {
     if played > 0 {
         let threads = threads(&args);
         println!(
-            "{played} games in {secs:.1} s on {threads} thread{} ({:.0} games/s)",
+            "{played} games in {secs:.2} s on {threads} thread{} ({:.0} games/s)",
             if threads == 1 { "" } else { "s" },
             played as f64 / secs.max(1e-9)
         );

@@ -32,10 +32,10 @@ pub enum LabError {
     #[error("{0}")]
     Agents(String),
     /// A game that failed while playing.
-    #[error("game of seed {seed} at {settings}: {reason}")]
+    #[error("a game of seeds {seeds} at {settings}: {reason}")]
     Play {
-        /// The seed of the failing game.
-        seed: u64,
+        /// The seed of the failing game, or the range it is in.
+        seeds: String,
         /// The settings of the grid cell.
         settings: String,
         /// The error.

@@ -278,9 +278,12 @@ pub fn run_study<G: LabGame>(
             on_game();
         };
         let arena = Arena::<G>::new(cell.config.clone());
-        let report = arena
-            .run_with(&entrants, study.seeds.clone(), study.threads, &count)
-            .map_err(|e| LabError::Play { seed: study.seeds.start, settings: label.clone(), reason: e.to_string() })?;
+        let report =
+            arena.run_with(&entrants, study.seeds.clone(), study.threads, &count).map_err(|e| LabError::Play {
+                seeds: format!("{}..{}", study.seeds.start, study.seeds.end),
+                settings: label.clone(),
+                reason: e.to_string(),
+            })?;
         let t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
         results.push(CellResult {
             settings: cell.settings.clone(),

@@ -100,7 +100,7 @@ pub fn play_treated<G: Game>(
     seed: u64,
     treatment: Option<(&dyn Treatment<G>, usize)>,
 ) -> Result<(G, bool), LabError> {
-    let fail = |reason: String| LabError::Play { seed, settings: "treatment".into(), reason };
+    let fail = |reason: String| LabError::Play { seeds: seed.to_string(), settings: "card worth".into(), reason };
     let mut driver = Driver::<G>::from_state(G::new_game(config).map_err(|e| fail(e.to_string()))?, seed);
     let n = driver.state().num_players();
     if entrants.len() != n {
