@@ -58,7 +58,7 @@ pub fn write_report(results: &LabResults, dir: &Path) -> Result<Vec<PathBuf>, La
         let name = format!("sweep-{}.svg", slug(&sweep.path));
         let path = dir.join(&name);
         sweep_chart(results, sweep, &path).map_err(|e| write_err(&path, e))?;
-        charts.push((name, format!("{} advantage against {}", results.lead_role, sweep.path)));
+        charts.push((name, format!("win shares against {}", sweep.path)));
     }
     let length = dir.join("length.svg");
     length_chart(results, &length).map_err(|e| write_err(&length, e))?;
@@ -203,7 +203,7 @@ pub fn markdown(r: &LabResults, image_prefix: &str) -> String {
     for sweep in r.sweeps.iter().filter(|x| x.values.len() > 1) {
         let _ = writeln!(s, "## Against `{}`\n", sweep.path);
         let _ =
-            writeln!(s, "![{role} advantage against {}]({image_prefix}sweep-{}.svg)\n", sweep.path, slug(&sweep.path));
+            writeln!(s, "![win shares against {}]({image_prefix}sweep-{}.svg)\n", sweep.path, slug(&sweep.path));
         let _ = writeln!(
             s,
             "| {} | other settings | {role}'s share − 1/n | last seat's share − 1/n | draws | mean length |",
@@ -221,7 +221,7 @@ pub fn markdown(r: &LabResults, image_prefix: &str) -> String {
                     c.lead_advantage().pp(),
                     last.pp(),
                     c.draw_share().pct(),
-                    c.length().num(1)
+                    c.length().num(2)
                 );
             }
         }
@@ -236,7 +236,7 @@ pub fn markdown(r: &LabResults, image_prefix: &str) -> String {
     for c in &r.cells {
         let lo = c.lengths.keys().next().copied().unwrap_or(0);
         let hi = c.lengths.keys().next_back().copied().unwrap_or(0);
-        let _ = writeln!(s, "| {} | {} | {lo} | {hi} | {} |", c.label(), c.length().num(1), c.draw_share().pct());
+        let _ = writeln!(s, "| {} | {} | {lo} | {hi} | {} |", c.label(), c.length().num(2), c.draw_share().pct());
     }
     let _ = writeln!(s);
 
@@ -474,16 +474,35 @@ fn sweep_chart(r: &LabResults, sweep: &Sweep, path: &Path) -> DrawResult<()> {
     let xs: Vec<f64> = sweep.values.iter().map(x_of).collect();
     let (xmin, xmax) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
     let groups = groups(r, sweep);
-    let shown: Vec<_> = groups.iter().take(MAX_SERIES).collect();
-    let (lo, hi) = shown
+    // One sweep: the leading and the last seat. Several: the leading seat,
+    // one line per setting of the other sweeps.
+    let series: Vec<(String, Vec<(f64, Estimate)>)> = if groups.len() == 1 {
+        let cells = &groups[0].1;
+        let last = |c: &CellResult| c.position_share(c.order.len() - 1).shifted(-c.fair());
+        vec![
+            (r.lead_role.clone(), cells.iter().map(|(v, c)| (x_of(v), c.lead_advantage())).collect()),
+            ("last in the turn order".into(), cells.iter().map(|(v, c)| (x_of(v), last(c))).collect()),
+        ]
+    } else {
+        groups
+            .iter()
+            .take(MAX_SERIES)
+            .map(|(key, cells)| (key.clone(), cells.iter().map(|(v, c)| (x_of(v), c.lead_advantage())).collect()))
+            .collect()
+    };
+    let (lo, hi) = series
         .iter()
-        .flat_map(|(_, cells)| cells.iter().map(|(_, c)| c.lead_advantage()))
+        .flat_map(|(_, points)| points.iter().map(|(_, e)| *e))
         .fold((0.0f64, 0.0f64), |(a, b), e| (a.min(e.lo), b.max(e.hi)));
     let root = SVGBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
-    let mut title = format!("{}: {}'s win share − 1/n against {}", r.engine, r.lead_role, sweep.path);
-    if groups.len() > shown.len() {
-        title.push_str(&format!(" (first {} of {} lines)", shown.len(), groups.len()));
+    let mut title = if groups.len() == 1 {
+        format!("{}: win share − 1/n against {}", r.engine, sweep.path)
+    } else {
+        format!("{}: {}'s win share − 1/n against {}", r.engine, r.lead_role, sweep.path)
+    };
+    if groups.len() > MAX_SERIES {
+        title.push_str(&format!(" (first {MAX_SERIES} of {} lines)", groups.len()));
     }
     let span = (xmax - xmin).max(1.0);
     let values = sweep.values.clone();
@@ -513,7 +532,7 @@ fn sweep_chart(r: &LabResults, sweep: &Sweep, path: &Path) -> DrawResult<()> {
         })
         .y_label_formatter(&|y| format!("{y:+.1} pp"))
         .x_desc(sweep.path.clone())
-        .y_desc(format!("{}'s win share − 1/n", r.lead_role))
+        .y_desc("win share − 1/n")
         .label_style((FONT, 12))
         .draw()?;
     chart.draw_series(LineSeries::new(
@@ -521,22 +540,18 @@ fn sweep_chart(r: &LabResults, sweep: &Sweep, path: &Path) -> DrawResult<()> {
         BLACK.mix(0.4).stroke_width(1),
     ))?;
     let offset = 0.012 * span;
-    let mid = (shown.len() as f64 - 1.0) / 2.0;
-    for (g, (key, cells)) in shown.iter().enumerate() {
+    let mid = (series.len() as f64 - 1.0) / 2.0;
+    for (g, (label, points)) in series.iter().enumerate() {
         let rgb = color(g);
         let dx = (g as f64 - mid) * offset;
-        let points: Vec<(f64, Estimate)> =
-            cells.iter().map(|(v, cell)| (x_of(v) + dx, cell.lead_advantage())).collect();
-        let label = if key.is_empty() { "all cells".to_string() } else { key.clone() };
+        let label = if label.is_empty() { "all cells".to_string() } else { label.clone() };
         chart
-            .draw_series(LineSeries::new(points.iter().map(|&(x, e)| (x, 100.0 * e.value)), rgb.stroke_width(2)))?
+            .draw_series(LineSeries::new(points.iter().map(|&(x, e)| (x + dx, 100.0 * e.value)), rgb.stroke_width(2)))?
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], rgb.stroke_width(2)));
-        chart.draw_series(
-            points
-                .iter()
-                .map(|&(x, e)| ErrorBar::new_vertical(x, 100.0 * e.lo, 100.0 * e.value, 100.0 * e.hi, rgb.filled(), 6)),
-        )?;
+        chart.draw_series(points.iter().map(|&(x, e)| {
+            ErrorBar::new_vertical(x + dx, 100.0 * e.lo, 100.0 * e.value, 100.0 * e.hi, rgb.filled(), 6)
+        }))?;
     }
     chart
         .configure_series_labels()
