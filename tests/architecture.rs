@@ -23,7 +23,8 @@ fn root() -> &'static Path {
 
 #[test]
 fn no_crate_has_an_import_cycle_between_its_modules() {
-    let crates = ["boardgame-kit", "korovan-core", "caravan-core", "boardgame-cli", "boardgame-server"];
+    let crates =
+        ["boardgame-kit", "korovan-core", "caravan-core", "boardgame-cli", "boardgame-server", "boardgame-lab"];
     for name in crates {
         let graph = crate_graph(&root().join("crates").join(name).join("src"));
         assert!(graph.len() > 3, "{name}: the sources were found: {graph:?}");

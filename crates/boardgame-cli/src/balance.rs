@@ -145,8 +145,9 @@ fn part(start: u64, count: u64, shard: Option<&str>) -> Result<std::ops::Range<u
     Ok(cut(i)..cut(i + 1))
 }
 
-/// Lays the JSON object `patch` over `base` leaf by leaf; every key must
-/// exist in `base` (a misspelt field is an error, at any depth).
+/// Lays the JSON object `patch` over `base` leaf by leaf. A misspelt field
+/// is refused when the engine reads the result (the engines refuse unknown
+/// fields).
 fn overlay(base: &mut Value, patch: &Value, prefix: &str) -> Result<(), Failure> {
     let Value::Object(fields) = patch else {
         return Err(Failure::Usage("--config must be a JSON object, e.g. '{\"laps\": 2}'".into()));
@@ -275,14 +276,20 @@ mod tests {
     }
 
     #[test]
-    fn config_overlays_refuse_unknown_fields_at_any_depth() {
+    fn config_overlays_lay_leaves_over_the_base() {
         let mut base = serde_json::json!({"laps": 1, "deck": {"scout": 7, "spy": 4}});
-        overlay(&mut base, &serde_json::json!({"laps": 2, "deck": {"spy": 0}}), "").ok().unwrap();
-        assert_eq!(base, serde_json::json!({"laps": 2, "deck": {"scout": 7, "spy": 0}}));
-        let Err(Failure::Usage(m)) = overlay(&mut base, &serde_json::json!({"deck": {"spi": 0}}), "") else {
-            panic!("a misspelt field is a usage error");
+        overlay(&mut base, &serde_json::json!({"laps": 2, "deck": {"spy": 0}, "fines": {"one_ambush": 4}}), "")
+            .ok()
+            .unwrap();
+        assert_eq!(
+            base,
+            serde_json::json!({"laps": 2, "deck": {"scout": 7, "spy": 0}, "fines": {"one_ambush": 4}}),
+            "fields the base leaves out at their default are added; the engine refuses unknown ones"
+        );
+        let Err(Failure::Usage(m)) = overlay(&mut base, &serde_json::json!({"laps": {"x": 0}}), "") else {
+            panic!("a value is not an object of fields");
         };
-        assert!(m.contains("deck.spi"), "{m}");
+        assert!(m.contains("laps.x"), "{m}");
         assert!(overlay(&mut base, &serde_json::json!([1]), "").is_err());
     }
 }

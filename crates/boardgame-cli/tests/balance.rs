@@ -112,7 +112,8 @@ fn bad_arguments_are_usage_errors() {
     let out = temp_dir("bad");
     let out = out.display().to_string();
     for (args, needle) in [
-        (vec!["--sweep", "deck.scot=1"], "no field `deck.scot`"),
+        (vec!["--sweep", "deck.scot=1"], "unknown field `scot`"),
+        (vec!["--sweep", "fines.one_ambush=0"], "fines.one_ambush must be at least 1"),
         (vec!["--players", "2..4"], "between 3 and 9"),
         (vec!["--agents", "chess"], "unknown agent `chess`"),
         (vec!["--config", "{\"lapz\": 2}"], "lapz"),

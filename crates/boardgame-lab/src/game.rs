@@ -68,7 +68,7 @@ impl Treatment<Korovan> for DealKind {
 
     fn force(&self, state: &Korovan, target: usize) -> Option<KorovanAction> {
         let first_draw = state.phase() == Phase::Deal && state.helper_hand().total() == 0;
-        (first_draw && state.driver() == target && state.helper_deck().get(self.0) > 0)
+        (first_draw && state.driver() == Some(target) && state.helper_deck().get(self.0) > 0)
             .then_some(KorovanAction::Deal(self.0))
     }
 }

@@ -202,8 +202,7 @@ pub fn markdown(r: &LabResults, image_prefix: &str) -> String {
 
     for sweep in r.sweeps.iter().filter(|x| x.values.len() > 1) {
         let _ = writeln!(s, "## Against `{}`\n", sweep.path);
-        let _ =
-            writeln!(s, "![win shares against {}]({image_prefix}sweep-{}.svg)\n", sweep.path, slug(&sweep.path));
+        let _ = writeln!(s, "![win shares against {}]({image_prefix}sweep-{}.svg)\n", sweep.path, slug(&sweep.path));
         let _ = writeln!(
             s,
             "| {} | other settings | {role}'s share − 1/n | last seat's share − 1/n | draws | mean length |",

@@ -124,23 +124,31 @@ impl FromStr for Sweep {
 }
 
 /// Sets the field at `path` (dot-separated) of the JSON object `root` to
-/// `value`. Every step of the path must exist already, so a misspelt field
-/// is an error, never a silently ignored key.
+/// `value`, creating the keys (and objects) that are missing: a
+/// configuration may leave fields at their default out of its JSON (Korovan
+/// writes `fines` and `starting_cows` only when they differ from the
+/// rules). Returns whether the field existed. A misspelt field is caught
+/// when the engine reads the JSON back (the engines refuse unknown fields),
+/// and [`grid`] refuses a sweep of a field that was absent and changes
+/// nothing.
 ///
 /// ```
 /// use boardgame_lab::set_path;
 /// let mut c = serde_json::json!({"players": 5, "deck": {"scout": 7}});
-/// set_path(&mut c, "deck.scout", 3.into()).unwrap();
+/// assert_eq!(set_path(&mut c, "deck.scout", 3.into()).unwrap(), true);
 /// assert_eq!(c["deck"]["scout"], 3);
-/// let err = set_path(&mut c, "deck.scot", 3.into()).unwrap_err();
-/// assert_eq!(err.to_string(), "the configuration has no field `deck.scot` (fields of `deck`: scout)");
+/// assert_eq!(set_path(&mut c, "fines.one_ambush", 4.into()).unwrap(), false);
+/// assert_eq!(c["fines"], serde_json::json!({"one_ambush": 4}));
+/// let err = set_path(&mut c, "players.x", 1.into()).unwrap_err();
+/// assert_eq!(err.to_string(), "the configuration has no field `players.x` (`players` is not an object of fields)");
 /// ```
 ///
 /// # Errors
-/// [`LabError::Path`] naming the fields that exist where the path fails.
-pub fn set_path(root: &mut Value, path: &str, value: Value) -> Result<(), LabError> {
+/// [`LabError::Path`] when a step of the path is a value, not an object.
+pub fn set_path(root: &mut Value, path: &str, value: Value) -> Result<bool, LabError> {
     let mut node = root;
     let mut walked = String::new();
+    let mut existed = true;
     for key in path.split('.').map(str::trim) {
         let Value::Object(fields) = node else {
             return Err(LabError::Path {
@@ -148,26 +156,27 @@ pub fn set_path(root: &mut Value, path: &str, value: Value) -> Result<(), LabErr
                 known: format!("`{walked}` is not an object of fields"),
             });
         };
-        if !fields.contains_key(key) {
-            let names: Vec<&str> = fields.keys().map(String::as_str).collect();
-            let known = if walked.is_empty() {
-                format!("fields: {}", names.join(", "))
-            } else {
-                format!("fields of `{walked}`: {}", names.join(", "))
-            };
-            return Err(LabError::Path { path: path.to_string(), known });
-        }
         if !walked.is_empty() {
             walked.push('.');
         }
         walked.push_str(key);
-        let Some(next) = fields.get_mut(key) else {
-            return Err(LabError::Path { path: path.to_string(), known: format!("`{walked}` vanished") });
-        };
-        node = next;
+        existed &= fields.contains_key(key);
+        node = fields.entry(key.to_string()).or_insert_with(|| Value::Object(Default::default()));
     }
     *node = value;
-    Ok(())
+    Ok(existed)
+}
+
+/// Whether `root` has the field at `path`.
+fn has_path(root: &Value, path: &str) -> bool {
+    let mut node = root;
+    for key in path.split('.').map(str::trim) {
+        match node.get(key) {
+            Some(next) => node = next,
+            None => return false,
+        }
+    }
+    true
 }
 
 /// One setting of a grid cell: a path and its value.
@@ -218,8 +227,30 @@ pub fn grid<G: Game>(base: &G::Config, sweeps: &[Sweep]) -> Result<Vec<Cell<G::C
         if sweeps[..i].iter().any(|t| t.path == s.path) {
             return Err(LabError::Sweep { text: s.to_string(), reason: format!("`{}` is swept twice", s.path) });
         }
-        // A misspelt path is reported before any game is played.
-        set_path(&mut base_json.clone(), &s.path, s.values[0].clone())?;
+        // A misspelt path is reported before any game is played: the
+        // engine refuses the unknown field, or (a field absent from the
+        // configuration's JSON) no value of the sweep changes anything.
+        let mut json = base_json.clone();
+        set_path(&mut json, &s.path, s.values[0].clone())?;
+        if !has_path(&base_json, &s.path) {
+            let mut changes = false;
+            for v in &s.values {
+                let mut json = base_json.clone();
+                set_path(&mut json, &s.path, v.clone())?;
+                let text = format!("{}={}", s.path, value_text(v));
+                let config: G::Config = serde_json::from_value(json)
+                    .map_err(|e| LabError::Config { settings: text.clone(), reason: e.to_string() })?;
+                changes |= config != *base;
+            }
+            if !changes {
+                return Err(LabError::Path {
+                    path: s.path.clone(),
+                    known: "no value of the sweep changes the configuration: the field does not exist, or every \
+                            value is its default"
+                        .into(),
+                });
+            }
+        }
     }
     let total: usize = sweeps.iter().map(|s| s.values.len()).product();
     let mut cells = Vec::with_capacity(total);
@@ -280,7 +311,19 @@ mod tests {
     fn bad_paths_and_configurations_are_errors_that_say_why() {
         let base = KorovanConfig::default();
         let err = grid::<Korovan>(&base, &["deck.scot=1".parse().unwrap()]).unwrap_err().to_string();
-        assert!(err.contains("no field `deck.scot`") && err.contains("scout"), "{err}");
+        assert!(err.contains("deck.scot=1") && err.contains("unknown field `scot`"), "{err}");
+        // A field the JSON leaves out at its default can be swept.
+        let cells = grid::<Korovan>(&base, &["fines.one_ambush=1..2".parse().unwrap()]).unwrap();
+        assert_eq!(cells[1].config.fines.one_ambush, 2);
+        assert_eq!(cells[1].config.fines.two_ambushes, 2, "the other fine keeps its default");
+        let cells = grid::<Korovan>(&base, &["starting_cows=4,9".parse().unwrap()]).unwrap();
+        assert_eq!(cells[1].config.starting_cows, Some(9));
+        // An absent field whose values change nothing is refused (a typo in
+        // an engine that ignored unknown fields would look like this).
+        let err = grid::<Korovan>(&base, &["fines.one_ambush=3".parse().unwrap()]).unwrap_err().to_string();
+        assert!(err.contains("changes the configuration"), "{err}");
+        let err = grid::<boardgame_kit::testgame::HiddenNim>(&Default::default(), &["stonez=4".parse().unwrap()]);
+        assert!(err.is_err());
         let err = grid::<Korovan>(&base, &["players.x=1".parse().unwrap()]).unwrap_err().to_string();
         assert!(err.contains("not an object"), "{err}");
         let err = grid::<Korovan>(&base, &["players=2..3".parse().unwrap()]).unwrap_err().to_string();
