@@ -14,6 +14,11 @@ pub trait LabGame: Game {
     /// The role of the seat that leads (`first driver`, `first player`).
     const LEAD_ROLE: &'static str = "first player";
 
+    /// What [`LabGame::treatments`] force, for the report: completes "each
+    /// seed is played twice: as it falls, and …" (empty without
+    /// treatments).
+    const TREATMENT: &'static str = "";
+
     /// The seats of `config` in the order they lead, the leader first.
     /// Default: seat 0, 1, 2, … (clockwise from seat 0).
     fn turn_order(config: &Self::Config, players: usize) -> Vec<usize> {
@@ -35,6 +40,8 @@ impl LabGame for Caravan {}
 
 impl LabGame for Korovan {
     const LEAD_ROLE: &'static str = "first driver";
+    const TREATMENT: &'static str = "with the first card dealt to one seat (seat = seed mod n) whenever it \
+                                     drives forced to one kind";
 
     /// K-2.1, K-2.2: `first_driver` drives first, the role passes
     /// counter-clockwise (`d`, `d − 1`, …).

@@ -241,10 +241,14 @@ pub fn markdown(r: &LabResults, image_prefix: &str) -> String {
 
     if let Some(w) = &r.worth {
         let _ = writeln!(s, "## Card worth\n");
+        if w.treatments.is_empty() {
+            let _ = writeln!(s, "{} has no card-worth treatment: nothing was measured.\n", r.engine);
+            return s;
+        }
+        let method = if w.method.is_empty() { "with one seat's chance forced" } else { w.method.as_str() };
         let _ = writeln!(
             s,
-            "Each seed ({}) is played twice: as it falls, and with the first card dealt to one seat \
-             (seat = seed mod n) whenever it drives forced to one kind. The effect is the mean paired \
+            "Each seed ({}) is played twice: as it falls, and {method}. The effect is the mean paired \
              difference of that seat's win share (forced − as dealt): the worth of a card of that kind \
              in place of a random card of the deck. Configuration: `{}`.\n",
             ranges_text(&r.worth_seeds),

@@ -135,6 +135,9 @@ impl CellResult {
 /// The card-worth measurement in the base configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorthResult {
+    /// What the treatments force ([`LabGame::TREATMENT`]).
+    #[serde(default)]
+    pub method: String,
     /// The base configuration, as JSON.
     pub config: Value,
     /// Per treatment.
@@ -307,6 +310,7 @@ pub fn run_study<G: LabGame>(
         let entrants = entrants(players)?;
         let tallies = measure(&study.base, &entrants, &treatments, study.worth_seeds.clone(), study.threads, on_game)?;
         Some(WorthResult {
+            method: G::TREATMENT.to_string(),
             config: serde_json::to_value(&study.base)
                 .map_err(|e| LabError::Config { settings: "defaults".into(), reason: e.to_string() })?,
             treatments: tallies,

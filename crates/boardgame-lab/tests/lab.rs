@@ -198,5 +198,7 @@ fn caravan_sweeps_its_camels() {
     let files = write_report(&results, &dir).unwrap();
     assert!(files.iter().all(|f| f.exists()));
     assert!(!dir.join("worth.svg").exists());
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("caravan has no card-worth treatment"), "{md}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
