@@ -9,7 +9,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use boardgame_kit::{Agent, AgentSpec, Entrant, FlatMcAgent, Game, IsMctsAgent, RandomAgent};
+use boardgame_kit::{AgentSpec, Bots, Entrant, Game};
 use boardgame_lab::{LabError, LabGame, LabResults, Study, Sweep, entrants_for, run_study, set_path, write_report};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -163,21 +163,10 @@ fn overlay(base: &mut Value, patch: &Value, prefix: &str) -> Result<(), Failure>
     Ok(())
 }
 
-/// An arena entrant of `spec` for `G`.
-fn entrant<G: CliGame>(spec: AgentSpec) -> Result<Entrant<G>, LabError> {
-    let make = move || -> Option<Box<dyn Agent<G>>> {
-        match spec {
-            AgentSpec::Random => Some(Box::new(RandomAgent)),
-            AgentSpec::Heuristic => G::heuristic(),
-            AgentSpec::IsMcts(b) => Some(Box::new(IsMctsAgent::<G>::new(b))),
-            AgentSpec::IsMctsH(b) => G::guided_search(b),
-            AgentSpec::FlatMc(b) => Some(Box::new(FlatMcAgent::<G>::new(b))),
-        }
-    };
-    if make().is_none() {
-        return Err(LabError::Agents(format!("unknown agent `{spec}`: {} has no heuristic agent", G::CLI_NAME)));
-    }
-    Ok(Entrant::new(spec.to_string(), move || make().unwrap_or_else(|| Box::new(RandomAgent))))
+/// An arena entrant of `spec` for `G`: the kit's agents by name, the
+/// engine's own heuristic and tuned search ([`boardgame_kit::Bots`]).
+fn entrant<G: Bots>(spec: AgentSpec) -> Result<Entrant<G>, LabError> {
+    spec.entrant::<G>().map_err(|e| LabError::Agents(e.to_string()))
 }
 
 fn study<G: CliGame + LabGame>(args: &BalanceArgs) -> Result<(LabResults, u64), Failure> {
