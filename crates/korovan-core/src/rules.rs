@@ -396,19 +396,19 @@ impl Korovan {
     }
 
     /// The number of actions [`push_helpers`](Self::push_helpers) lists,
-    /// with the face-down cells ahead (`down`) and the number of Scout (=
-    /// Flare) targets among them when held.
+    /// per helper (Scout, Spy, Flare), with the face-down cells ahead
+    /// `down` (counted only when a Scout or a Flare is held).
     #[inline]
     fn helper_counts(&self, down: u32) -> (u32, u32, u32) {
-        let targets = down.count_ones();
-        let scouts = if self.hand[Helper::Scout.index()] > 0 { targets } else { 0 };
+        let scout = self.hand[Helper::Scout.index()] > 0;
+        let flare = self.hand[Helper::Flare.index()] > 0;
+        let targets = if scout | flare { count_cells(down) } else { 0 };
         let spies = if self.hand[Helper::Spy.index()] > 0 {
             u32::from(self.n).saturating_sub(u32::from(self.row) + 1)
         } else {
             0
         };
-        let flares = if self.hand[Helper::Flare.index()] > 0 { targets } else { 0 };
-        (scouts, spies, flares)
+        (if scout { targets } else { 0 }, spies, if flare { targets } else { 0 })
     }
 
     /// The `i`-th action of [`push_helpers`](Self::push_helpers)' list
@@ -466,15 +466,19 @@ impl Korovan {
             }
             Phase::Decide => {
                 // K-5.3, K-5.4, K-6.2: switches, reveal, helpers, SecondThought
-                let switch_to = if self.switches > 0 { 7 & !1u32.wrapping_shl(u32::from(self.token)) } else { 0 };
-                let switches = switch_to.count_ones();
+                // the positions other than the token's, in order
+                let switches = match (self.switches, self.token) {
+                    (0, _) => 0,
+                    (_, 0..3) => 2,
+                    _ => 3,
+                };
                 let down = self.ahead_face_down();
                 let counts = self.helper_counts(down);
                 let helpers = counts.0 + counts.1 + counts.2;
                 let second = u32::from(self.hand[Helper::SecondThought.index()] > 0);
                 let i = rng.index((switches + 1 + helpers + second) as usize) as u32;
                 Some(if i < switches {
-                    KorovanAction::Switch(nth_bit(switch_to, i) as u8)
+                    KorovanAction::Switch((i + u32::from(i >= u32::from(self.token))) as u8)
                 } else if i == switches {
                     KorovanAction::Reveal
                 } else if i - switches - 1 < helpers {
@@ -635,6 +639,26 @@ impl Korovan {
         rounds * (3 * h + (6 * n).saturating_sub(7))
     }
 }
+
+/// The number of cells in a mask of the 24 cells (a table per byte: the
+/// baseline x86-64 target has no popcount instruction).
+#[inline]
+fn count_cells(m: u32) -> u32 {
+    u32::from(BYTE_BITS[(m & 0xFF) as usize])
+        + u32::from(BYTE_BITS[((m >> 8) & 0xFF) as usize])
+        + u32::from(BYTE_BITS[((m >> 16) & 0xFF) as usize])
+}
+
+/// The number of set bits of every byte.
+static BYTE_BITS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
 
 /// The position of the `i`-th lowest set bit of `m` (`i` below its count).
 #[inline]
