@@ -7,15 +7,19 @@
 //! player decision; **middle** — the first player decision at or after half
 //! the game's length; **late** — the first at or after 90% of it.
 //!
+//! **random_playout/G** plays the uniform random games of the seeds `0..G`
+//! from the initial state per iteration (64 for Korovan, 8 for Caravan); its
+//! throughput is their exact total of actions, chance included.
+//!
 //! Run: `cargo bench --bench engines` (add a filter such as `korovan/5`).
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use boardgames::caravan::{Caravan, CaravanConfig};
 use boardgames::kit::{Game, GameRng, Turn, perft, playout, sample_chance};
 use boardgames::korovan::{Korovan, KorovanConfig};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 
 /// The random game of `seed`, as the list of states before each action.
 fn game_states<G: Game>(config: &G::Config, seed: u64) -> Vec<G> {
@@ -55,18 +59,29 @@ fn positions<G: Game>(config: &G::Config) -> [(&'static str, G); 3] {
     [("opening", at(0)), ("middle", at(n / 2)), ("late", at(n * 9 / 10))]
 }
 
-/// Mean actions per random game over the seeds `0..games` (for throughput).
-fn mean_game_length<G: Game>(config: &G::Config, games: u64) -> u64 {
-    let total: usize = (0..games)
+/// The exact number of actions (chance included) of the uniform random
+/// games of the seeds `0..games` from the initial state: the fixed set one
+/// `random_playout` iteration plays, so its throughput is exact (no rounded
+/// mean, no partial cycle of seeds).
+fn playout_set_actions<G: Game>(start: &G, games: u64) -> u64 {
+    (0..games)
         .map(|seed| {
-            let mut s = G::new_game(config).expect("valid");
-            playout(&mut s, &mut GameRng::new(seed), usize::MAX)
+            let mut s = start.clone();
+            playout(&mut s, &mut GameRng::new(seed), usize::MAX) as u64
         })
-        .sum();
-    (total as u64 / games).max(1)
+        .sum()
 }
 
-fn bench_engine<G: Game>(c: &mut Criterion, label: &str, config: G::Config, perft_depths: &[usize]) {
+/// The benches of one engine and config: per-position operations and perft
+/// at `perft_depths`, then `random_playout` over the seeded games
+/// `0..playout_games` (one iteration plays them all).
+fn bench_engine<G: Game>(
+    c: &mut Criterion,
+    label: &str,
+    config: G::Config,
+    perft_depths: &[usize],
+    playout_games: u64,
+) {
     let positions = positions::<G>(&config);
     let mut group = c.benchmark_group(label);
     group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
@@ -106,19 +121,22 @@ fn bench_engine<G: Game>(c: &mut Criterion, label: &str, config: G::Config, perf
             });
         }
     }
-    // full random playouts: every action counted, chance included
-    let seeds = 64;
-    let mean = mean_game_length::<G>(&config, seeds);
+    // full random playouts: every action counted, chance included; one
+    // iteration plays the whole set of seeded games, whose exact total of
+    // actions is the throughput
     let start = G::new_game(&config).expect("valid");
-    group.throughput(Throughput::Elements(mean));
-    group.bench_function("random_playout", |b| {
-        b.iter_custom(|iters| {
-            let t0 = Instant::now();
-            for i in 0..iters {
+    let total = playout_set_actions(&start, playout_games);
+    group.throughput(Throughput::Elements(total));
+    group.sampling_mode(SamplingMode::Flat);
+    group.bench_with_input(BenchmarkId::new("random_playout", playout_games), &start, |b, start| {
+        b.iter(|| {
+            let mut actions = 0u64;
+            for seed in 0..playout_games {
                 let mut s = start.clone();
-                black_box(playout(&mut s, &mut GameRng::new(i % seeds), usize::MAX));
+                actions += playout(&mut s, &mut GameRng::new(seed), usize::MAX) as u64;
             }
-            t0.elapsed()
+            assert_eq!(actions, total, "the playout set is deterministic");
+            black_box(actions)
         })
     });
     group.finish();
@@ -127,14 +145,14 @@ fn bench_engine<G: Game>(c: &mut Criterion, label: &str, config: G::Config, perf
 fn korovan(c: &mut Criterion) {
     for players in [3, 5, 9] {
         let config = KorovanConfig { players, ..KorovanConfig::default() };
-        bench_engine::<Korovan>(c, &format!("korovan/{players}"), config, &[2, 4]);
+        bench_engine::<Korovan>(c, &format!("korovan/{players}"), config, &[2, 4], 64);
     }
 }
 
 fn caravan(c: &mut Criterion) {
     for players in [2, 3, 4] {
         let config = CaravanConfig { players, ..CaravanConfig::default() };
-        bench_engine::<Caravan>(c, &format!("caravan/{players}"), config, &[1, 2]);
+        bench_engine::<Caravan>(c, &format!("caravan/{players}"), config, &[1, 2], 8);
     }
 }
 

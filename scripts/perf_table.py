@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Prints the Markdown performance table from criterion's saved estimates.
 
-Run `cargo bench --bench engines` first; then `python3 scripts/perf_table.py`.
+Run `cargo bench --bench engines` first; then `python3 scripts/perf_table.py`
+(or `python3 scripts/perf_table.py NAME` for a baseline saved with
+`cargo bench --bench engines -- --save-baseline NAME`).
 """
 import json
 import pathlib
@@ -11,17 +13,18 @@ root = pathlib.Path(__file__).resolve().parent.parent / "target" / "criterion"
 groups = ["korovan_3", "korovan_5", "korovan_9", "caravan_2", "caravan_3", "caravan_4"]
 positions = ["opening", "middle", "late"]
 ops = ["legal_actions", "clone", "apply_checked", "apply_unchecked", "observation_tensor"]
+baseline = sys.argv[1] if len(sys.argv) > 1 else "new"
 
 
 def estimate(path):
-    f = path / "new" / "estimates.json"
+    f = path / baseline / "estimates.json"
     if not f.exists():
         return None
     return json.loads(f.read_text())["mean"]["point_estimate"]
 
 
 def elements(path):
-    f = path / "new" / "benchmark.json"
+    f = path / baseline / "benchmark.json"
     if not f.exists():
         return None
     t = json.loads(f.read_text()).get("throughput") or {}
@@ -31,11 +34,15 @@ def elements(path):
 out = sys.stdout
 out.write("| engine/players | random playout (actions/s) | games/s | mean actions/game |\n|---|---|---|---|\n")
 for g in groups:
-    p = root / g / "random_playout"
-    ns, el = estimate(p), elements(p)
-    if ns is None:
-        continue
-    out.write(f"| {g.replace('_', '/')} | {el / ns * 1e3:.1f} M | {1e9 / ns:,.0f} | {el} |\n")
+    # random_playout/G: one iteration plays the seeded games 0..G, whose
+    # exact total of actions is the throughput
+    sets = sorted((root / g / "random_playout").glob("[0-9]*"))
+    for p in sets:
+        ns, el = estimate(p), elements(p)
+        if ns is None:
+            continue
+        games = int(p.name)
+        out.write(f"| {g.replace('_', '/')} | {el / ns * 1e3:.1f} M | {games * 1e9 / ns:,.0f} | {el / games:.2f} |\n")
 out.write("\nPer-operation times in ns (opening / middle / late):\n\n")
 out.write("| engine/players | " + " | ".join(ops) + " |\n" + "|---" * (len(ops) + 1) + "|\n")
 for g in groups:

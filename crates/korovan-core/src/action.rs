@@ -199,6 +199,7 @@ impl KorovanAction {
     /// The stable id, in `0..NUM_ACTIONS` (see the module table). Actions
     /// with out-of-range rows or positions (which are never legal) are
     /// clamped into their block.
+    #[inline]
     pub fn id(self) -> u32 {
         match self {
             KorovanAction::Deal(h) => h.index() as u32,

@@ -53,6 +53,20 @@ impl Game for Korovan {
         self.chances_into(out);
     }
 
+    /// The listed draw without the list: the legal actions counted, the
+    /// index drawn, the action at that index decoded (see the rules).
+    #[inline]
+    fn random_legal_action(&self, rng: &mut GameRng) -> Option<KorovanAction> {
+        self.random_legal(rng)
+    }
+
+    /// The deal's draw without the list (K-3.1): the same draw and walk as
+    /// [`sample_chance`](boardgame_kit::sample_chance).
+    #[inline]
+    fn sample_chance_outcome(&self, rng: &mut GameRng) -> Option<KorovanAction> {
+        self.sample_deal(rng)
+    }
+
     fn validate(&self, action: KorovanAction) -> Result<(), KorovanError> {
         self.check(action).map_err(|reason| KorovanError::Illegal { action, reason })
     }

@@ -3,7 +3,7 @@
 //! `apply_unchecked`, and the generation of legal actions and chance
 //! outcomes. Every rule id cited in this module is implemented here.
 
-use boardgame_kit::{ChanceOutcome, Outcome, Turn};
+use boardgame_kit::{ChanceOutcome, GameRng, Outcome, Turn};
 
 use crate::action::{ActionList, AmbushSet, ChanceList, KorovanAction};
 use crate::config::{Helper, KorovanConfig, MAX_PLAYERS, MAX_ROWS};
@@ -395,6 +395,138 @@ impl Korovan {
         }
     }
 
+    /// The number of actions [`push_helpers`](Self::push_helpers) lists,
+    /// per helper (Scout, Spy, Flare), with the face-down cells ahead
+    /// `down` (counted only when a Scout or a Flare is held).
+    #[inline]
+    fn helper_counts(&self, down: u32) -> (u32, u32, u32) {
+        let scout = self.hand[Helper::Scout.index()] > 0;
+        let flare = self.hand[Helper::Flare.index()] > 0;
+        let targets = if scout | flare { count_cells(down) } else { 0 };
+        let spies = if self.hand[Helper::Spy.index()] > 0 {
+            u32::from(self.n).saturating_sub(u32::from(self.row) + 1)
+        } else {
+            0
+        };
+        (if scout { targets } else { 0 }, spies, if flare { targets } else { 0 })
+    }
+
+    /// The `i`-th action of [`push_helpers`](Self::push_helpers)' list
+    /// (`i` below the sum of `counts`, from [`helper_counts`](Self::helper_counts)).
+    #[inline]
+    fn helper_at(&self, mut i: u32, down: u32, (scouts, spies, _): (u32, u32, u32)) -> KorovanAction {
+        if i < scouts {
+            let c = nth_bit(down, i);
+            return KorovanAction::Scout { row: CELL_ROW[c], pos: CELL_POS[c] };
+        }
+        i -= scouts;
+        if i < spies {
+            return KorovanAction::Spy { row: self.row + 1 + i as u8 };
+        }
+        let c = nth_bit(down, i - spies);
+        KorovanAction::Flare { row: CELL_ROW[c], pos: CELL_POS[c] }
+    }
+
+    /// Exactly `list[rng.index(list.len())]` for the list `legal_actions`
+    /// writes (the same action from the same draws) without writing it: the
+    /// legal actions are counted, one index is drawn with `rng.index`, and
+    /// the action at that index is decoded in the list's order. `None` (and
+    /// no draw) once the game is over.
+    #[inline]
+    pub(crate) fn random_legal(&self, rng: &mut GameRng) -> Option<KorovanAction> {
+        match self.phase {
+            Phase::Deal => {
+                // the deal's actions are its outcomes, kinds in index order
+                let mut kinds = 0u32;
+                for (k, &c) in self.deck.iter().enumerate() {
+                    kinds |= u32::from(c > 0) << k;
+                }
+                let count = kinds.count_ones() as usize;
+                let i = rng.index(count);
+                if count == 0 {
+                    return None;
+                }
+                Some(KorovanAction::Deal(Helper::ALL[nth_bit(kinds, i as u32)]))
+            }
+            Phase::Peek => {
+                // K-4.2: any card of the rows already laid
+                let count = usize::from(self.laid.min(8)) * 3;
+                let c = rng.index(count);
+                (count > 0).then(|| KorovanAction::Peek { row: CELL_ROW[c], pos: CELL_POS[c] })
+            }
+            // K-4.3: the 6 layouts
+            Phase::Lay => Some(KorovanAction::Lay(AmbushSet::ALL[rng.index(6)])),
+            Phase::Place => {
+                // K-5.1, K-6.1: the 3 places, then the helpers
+                let down = self.ahead_face_down();
+                let counts = self.helper_counts(down);
+                let total = 3 + counts.0 + counts.1 + counts.2;
+                let i = rng.index(total as usize) as u32;
+                Some(if i < 3 { KorovanAction::Place(i as u8) } else { self.helper_at(i - 3, down, counts) })
+            }
+            Phase::Decide => {
+                // K-5.3, K-5.4, K-6.2: switches, reveal, helpers, SecondThought
+                // the positions other than the token's, in order
+                let switches = match (self.switches, self.token) {
+                    (0, _) => 0,
+                    (_, 0..3) => 2,
+                    _ => 3,
+                };
+                let down = self.ahead_face_down();
+                let counts = self.helper_counts(down);
+                let helpers = counts.0 + counts.1 + counts.2;
+                let second = u32::from(self.hand[Helper::SecondThought.index()] > 0);
+                let i = rng.index((switches + 1 + helpers + second) as usize) as u32;
+                Some(if i < switches {
+                    KorovanAction::Switch((i + u32::from(i >= u32::from(self.token))) as u8)
+                } else if i == switches {
+                    KorovanAction::Reveal
+                } else if i - switches - 1 < helpers {
+                    self.helper_at(i - switches - 1, down, counts)
+                } else {
+                    KorovanAction::SecondThought
+                })
+            }
+            Phase::Defend => {
+                // K-6.2: Guard, Haggle (when held), pay
+                let guard = u32::from(self.hand[Helper::Guard.index()] > 0);
+                let haggle = u32::from(self.hand[Helper::Haggle.index()] > 0);
+                let i = rng.index((guard + haggle + 1) as usize) as u32;
+                Some(if i < guard {
+                    KorovanAction::Guard
+                } else if i < guard + haggle {
+                    KorovanAction::Haggle
+                } else {
+                    KorovanAction::Pay
+                })
+            }
+            Phase::Over => None,
+        }
+    }
+
+    /// Exactly what `sample_chance` draws from the list `chances_into`
+    /// writes (one `below_u64` over the cards left, the kinds walked in index
+    /// order), without writing the list; `None` (and no draw) off a deal.
+    #[inline]
+    pub(crate) fn sample_deal(&self, rng: &mut GameRng) -> Option<KorovanAction> {
+        if self.phase != Phase::Deal {
+            return None;
+        }
+        let total: u64 = self.deck.iter().map(|&c| u64::from(c)).sum();
+        if total == 0 {
+            return None;
+        }
+        let mut r = rng.below_u64(total);
+        for (k, &c) in self.deck.iter().enumerate() {
+            let w = u64::from(c);
+            if r < w {
+                return Helper::from_index(k).map(KorovanAction::Deal);
+            }
+            r -= w;
+        }
+        None
+    }
+
     /// K-3.1: at a deal, each kind left with weight copies left (out of the
     /// cards left); nothing elsewhere.
     pub(crate) fn chances_into(&self, out: &mut ChanceList) {
@@ -506,4 +638,33 @@ impl Korovan {
         let rounds = config.rounds() as usize;
         rounds * (3 * h + (6 * n).saturating_sub(7))
     }
+}
+
+/// The number of cells in a mask of the 24 cells (a table per byte: the
+/// baseline x86-64 target has no popcount instruction).
+#[inline]
+fn count_cells(m: u32) -> u32 {
+    u32::from(BYTE_BITS[(m & 0xFF) as usize])
+        + u32::from(BYTE_BITS[((m >> 8) & 0xFF) as usize])
+        + u32::from(BYTE_BITS[((m >> 16) & 0xFF) as usize])
+}
+
+/// The number of set bits of every byte.
+static BYTE_BITS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The position of the `i`-th lowest set bit of `m` (`i` below its count).
+#[inline]
+fn nth_bit(mut m: u32, i: u32) -> usize {
+    for _ in 0..i {
+        m &= m.wrapping_sub(1);
+    }
+    m.trailing_zeros() as usize
 }

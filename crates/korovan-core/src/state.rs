@@ -305,14 +305,20 @@ impl Korovan {
         }
     }
 
+    /// The seat owning 0-based row `row0`: `(driver + 1 + row0) mod N`,
+    /// without a loop (a legal state's rows are below N, so one subtraction
+    /// at most; anything else takes the remainder).
     #[inline]
     pub(crate) fn owner(&self, row0: u8) -> usize {
-        let mut o = usize::from(self.driver) + 1 + usize::from(row0);
+        let o = usize::from(self.driver) + 1 + usize::from(row0);
         let n = usize::from(self.n);
-        while o >= n {
-            o -= n;
+        if o < n {
+            o
+        } else if o - n < n {
+            o - n
+        } else {
+            o.checked_rem(n).unwrap_or(0)
         }
-        o
     }
 
     /// The 0-based row `seat` laid or will lay this round (None for the driver).

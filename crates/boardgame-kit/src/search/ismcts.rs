@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::rollout::{Evaluation, Rollout};
 use super::{Budget, BudgetClock, Ledger, SearchSettings, SearchStats, fallback_action};
-use crate::{ActionId, Agent, Game, GameRng, Turn, sample_chance};
+use crate::{ActionId, Agent, Game, GameRng, Turn};
 
 /// "No node" in the child and sibling links.
 const NONE: u32 = u32::MAX;
@@ -80,7 +80,7 @@ pub struct EdgeStats<A> {
 ///    was legal (legal actions vary between determinizations). The mean is
 ///    the return of the seat that chose the edge, so every seat maximises
 ///    its own returns (multi-player). At a chance node the outcome is
-///    sampled by its exact weights ([`sample_chance`]) and the tree follows
+///    sampled by its exact weights ([`Game::sample_chance_outcome`]) and the tree follows
 ///    it (see [`IsMctsAgent::chance_branching`]).
 /// 3. **Expand**: at the first decision with a legal action not yet in the
 ///    tree, add one such action (chosen uniformly) as a new node — one node
@@ -137,7 +137,6 @@ pub struct IsMctsAgent<G: Game> {
     generation: u32,
     returns: Vec<f64>,
     list: G::ActionList,
-    chances: G::ChanceList,
     seat: usize,
     ledger: Ledger,
 }
@@ -204,7 +203,6 @@ impl<G: Game> IsMctsAgent<G> {
             generation: 0,
             returns: Vec::new(),
             list: G::ActionList::default(),
-            chances: G::ChanceList::default(),
             seat: 0,
             ledger: Ledger::default(),
         }
@@ -501,7 +499,7 @@ impl<G: Game> IsMctsAgent<G> {
         match state.turn() {
             Turn::Terminal => Step::Stop,
             Turn::Chance => {
-                let Some(a) = sample_chance(state, rng, &mut self.chances) else {
+                let Some(a) = state.sample_chance_outcome(rng) else {
                     return Step::Stop;
                 };
                 if !self.settings.chance_branching {

@@ -6,8 +6,11 @@
 //! [`Game`](crate::Game) trait, sample the hidden part of it from the acting
 //! seat's point of view with [`Game::determinize`](crate::Game::determinize),
 //! resolve chance nodes by their exact weights
-//! ([`sample_chance`](crate::sample_chance)) and finish simulations with the
-//! allocation-free random [`playout`](crate::playout) loop (or another
+//! ([`Game::sample_chance_outcome`](crate::Game::sample_chance_outcome), the
+//! draw of [`sample_chance`](crate::sample_chance)) and finish simulations
+//! with the allocation-free random [`playout`](crate::playout) loop, random
+//! legal actions drawn by
+//! [`Game::random_legal_action`](crate::Game::random_legal_action) (or another
 //! [`Agent`](crate::Agent) as rollout policy).
 //!
 //! # Reproducibility

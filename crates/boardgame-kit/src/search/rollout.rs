@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::SearchSettings;
-use crate::{Agent, Game, GameRng, Turn, playout, sample_chance};
+use crate::{Agent, Game, GameRng, Turn, playout};
 
 /// Per-seat returns for a state, terminal or not, on the scale of
 /// [`Game::returns`]: a terminal state gets its real returns; a state where
@@ -125,8 +125,6 @@ pub(crate) struct Rollout<G: Game> {
     pub(crate) searcher_policy: Option<Box<dyn Agent<G>>>,
     /// The seat whose decision is being searched (set by each search).
     pub(crate) searcher: usize,
-    list: G::ActionList,
-    chances: G::ChanceList,
 }
 
 impl<G: Game> fmt::Debug for Rollout<G> {
@@ -140,13 +138,7 @@ impl<G: Game> fmt::Debug for Rollout<G> {
 
 impl<G: Game> Default for Rollout<G> {
     fn default() -> Self {
-        Rollout {
-            policy: None,
-            searcher_policy: None,
-            searcher: 0,
-            list: G::ActionList::default(),
-            chances: G::ChanceList::default(),
-        }
+        Rollout { policy: None, searcher_policy: None, searcher: 0 }
     }
 }
 
@@ -160,11 +152,8 @@ impl<G: Game> Rollout<G> {
             _ => self.policy.as_mut(),
         };
         match agent {
-            Some(agent) => choose(agent.as_mut(), &mut self.list, state, seat, rng),
-            None => {
-                state.legal_actions(&mut self.list);
-                self.list.get(rng.index(self.list.len())).copied()
-            }
+            Some(agent) => choose(agent.as_mut(), state, seat, rng),
+            None => state.random_legal_action(rng),
         }
     }
 
@@ -188,7 +177,7 @@ impl<G: Game> Rollout<G> {
             while steps < limit {
                 let action = match state.turn() {
                     Turn::Terminal => break,
-                    Turn::Chance => match sample_chance(state, rng, &mut self.chances) {
+                    Turn::Chance => match state.sample_chance_outcome(rng) {
                         Some(a) => a,
                         None => break,
                     },
@@ -209,17 +198,10 @@ impl<G: Game> Rollout<G> {
 
 /// `agent`'s action for `seat`, or a random legal one if the agent's is
 /// illegal: a faulty policy must not corrupt a simulation.
-fn choose<G: Game>(
-    agent: &mut dyn Agent<G>,
-    list: &mut G::ActionList,
-    state: &G,
-    seat: usize,
-    rng: &mut GameRng,
-) -> Option<G::Action> {
+fn choose<G: Game>(agent: &mut dyn Agent<G>, state: &G, seat: usize, rng: &mut GameRng) -> Option<G::Action> {
     let a = agent.act(state, seat, rng);
     if state.is_legal(a) {
         return Some(a);
     }
-    state.legal_actions(list);
-    list.get(rng.index(list.len())).copied()
+    state.random_legal_action(rng)
 }
