@@ -86,29 +86,21 @@ impl<G: Game> Driver<G> {
     /// As [`GameRecord::replay`]: wrong engine or versions, an invalid
     /// config, an unknown or illegal action naming its step.
     pub fn from_record(record: &GameRecord<G::Config>) -> Result<Self, RecordError> {
-        let mut replayed = record.clone();
-        replayed.actions.clear();
-        // Checks the header and config without replaying.
-        replayed.replay::<G>()?;
-        let state = G::new_game(&record.config).map_err(|e| RecordError::InvalidConfig(Box::new(e)))?;
-        let mut driver = Driver::from_state(state, record.seed.unwrap_or(0));
-        driver.record = Some(replayed);
-        for (step, &id) in record.actions.iter().enumerate() {
-            let action = G::action_from_id(&record.config, id).map_err(|e| RecordError::UnknownAction {
-                step,
-                id,
-                source: Box::new(e),
-            })?;
-            if driver.state.turn() == Turn::Chance {
-                sample_chance(&driver.state, &mut driver.chance, &mut driver.chances);
-            }
-            driver.apply(action).map_err(|e| RecordError::IllegalAction {
-                step,
-                id,
-                action: action.to_string(),
-                source: Box::new(e),
-            })?;
-        }
+        let seed = record.seed.unwrap_or(0);
+        let mut chance = GameRng::new(seed).child(CHANCE_STREAM);
+        let mut chances = G::ChanceList::default();
+        let state = record.replay_steps::<G>(
+            |state| {
+                if state.turn() == Turn::Chance {
+                    sample_chance(state, &mut chance, &mut chances);
+                }
+            },
+            |_, _, _| {},
+        )?;
+        let mut driver = Driver::from_state(state, seed);
+        driver.chance = chance;
+        driver.steps = record.actions.len();
+        driver.record = Some(record.clone());
         Ok(driver)
     }
 

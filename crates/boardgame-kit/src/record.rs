@@ -187,9 +187,16 @@ impl<C: Clone + Serialize + DeserializeOwned> GameRecord<C> {
     ///
     /// # Errors
     /// As [`GameRecord::replay`].
-    pub fn replay_with<G: Game<Config = C>>(
+    pub fn replay_with<G: Game<Config = C>>(&self, visit: impl FnMut(usize, G::Action, &G)) -> Result<G, RecordError> {
+        self.replay_steps::<G>(|_| {}, visit)
+    }
+
+    /// Replays the record, calling `before(state)` before every action and
+    /// `after(step, action, state_after)` after it.
+    pub(crate) fn replay_steps<G: Game<Config = C>>(
         &self,
-        mut visit: impl FnMut(usize, G::Action, &G),
+        mut before: impl FnMut(&G),
+        mut after: impl FnMut(usize, G::Action, &G),
     ) -> Result<G, RecordError> {
         check_header::<G>(&RecordHeader {
             engine: self.engine.clone(),
@@ -203,13 +210,14 @@ impl<C: Clone + Serialize + DeserializeOwned> GameRecord<C> {
                 id,
                 source: Box::new(e),
             })?;
+            before(&state);
             state.apply(action).map_err(|e| RecordError::IllegalAction {
                 step,
                 id,
                 action: action.to_string(),
                 source: Box::new(e),
             })?;
-            visit(step, action, &state);
+            after(step, action, &state);
         }
         Ok(state)
     }
