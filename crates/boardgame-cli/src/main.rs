@@ -6,16 +6,16 @@
 //! stderr).
 #![forbid(unsafe_code)]
 
-mod agents;
 mod balance;
 mod bench;
-mod error;
-mod games;
 mod perft;
 mod play;
 mod replay;
 mod serve;
-mod simulate;
+
+// The library half (`src/lib.rs`), shared with the Python binding: engines
+// and agents by name, simulations and their merge.
+use boardgame_cli::{agents, error, games, simulate};
 
 use std::process::ExitCode;
 
