@@ -1,13 +1,18 @@
 //! The command's modules stand above what they use: no import cycle between
 //! them (the crate root counts as a module: an item of `main.rs` used by a
 //! module is an edge to the root, which declares and uses every module).
+//! The command is a library (`lib.rs`: the modules the Python binding shares)
+//! and the binary (`main.rs`, which declares its own modules and imports the
+//! library's); a `#[macro_export]` macro counts as an item of the module
+//! that defines it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The modules `text` refers to through `crate::…` paths (doc links
-/// included); items of the root count as `main`.
-fn references(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+/// included); an exported macro counts as its module's (`macros`: name →
+/// module), other items of the root count as `main`.
+fn references(text: &str, modules: &BTreeSet<String>, macros: &BTreeMap<String, String>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut rest = text;
     while let Some(at) = rest.find("crate::") {
@@ -20,7 +25,12 @@ fn references(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
             vec![&rest[..end]]
         };
         for head in heads.into_iter().filter(|h| !h.is_empty()) {
-            out.insert(if modules.contains(head) { head.to_string() } else { "main".to_string() });
+            let module = if modules.contains(head) {
+                head.to_string()
+            } else {
+                macros.get(head).cloned().unwrap_or_else(|| "main".to_string())
+            };
+            out.insert(module);
         }
     }
     out
@@ -37,13 +47,35 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             files.insert(name, std::fs::read_to_string(&path).expect("source is readable"));
         }
     }
-    let modules: BTreeSet<String> = files.keys().filter(|k| *k != "main").cloned().collect();
+    let roots = ["main", "lib"];
+    let modules: BTreeSet<String> = files.keys().filter(|k| !roots.contains(&k.as_str())).cloned().collect();
+    let mut macros = BTreeMap::new();
+    for (name, text) in &files {
+        for part in text.split("#[macro_export]").skip(1) {
+            let after = part.trim_start().strip_prefix("macro_rules!").unwrap_or("").trim_start();
+            let end = after.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(after.len());
+            if end > 0 {
+                macros.insert(after[..end].to_string(), name.clone());
+            }
+        }
+    }
+    // The library's modules the binary imports (`use boardgame_cli::{a, b};`).
+    let imported: BTreeSet<String> = files
+        .get("main")
+        .and_then(|t| t.split("use boardgame_cli::{").nth(1))
+        .and_then(|g| g.split('}').next())
+        .map(|g| g.split(',').map(|m| m.trim().to_string()).collect())
+        .unwrap_or_default();
     let mut graph = BTreeMap::new();
     for (name, text) in &files {
-        let mut uses = references(text, &modules);
-        if name == "main" {
-            // The root declares every module (`mod x;`) and dispatches to them.
+        let mut uses = references(text, &modules, &macros);
+        if roots.contains(&name.as_str()) {
+            // A root declares its modules (`mod x;`, `pub mod x;`) and
+            // dispatches to them; the binary's root also uses the library's.
             uses.extend(modules.iter().filter(|m| text.contains(&format!("mod {m};"))).cloned());
+            if name == "main" {
+                uses.extend(modules.iter().filter(|m| imported.contains(*m)).cloned());
+            }
         }
         uses.remove(name);
         graph.insert(name.clone(), uses);
@@ -84,8 +116,11 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 #[test]
 fn the_reference_parser_sees_grouped_and_plain_paths() {
     let modules: BTreeSet<String> = ["agents", "games"].into_iter().map(String::from).collect();
-    let seen = references("use crate::{CliError, agents};\n/// [x](crate::games::X)\n", &modules);
+    let macros = BTreeMap::from([("with_game".to_string(), "games".to_string())]);
+    let seen = references("use crate::{CliError, agents};\n/// [x](crate::games::X)\n", &modules, &macros);
     assert_eq!(seen, ["agents", "games", "main"].into_iter().map(String::from).collect());
+    let seen = references("pub use crate::with_game;\n", &modules, &macros);
+    assert_eq!(seen, ["games"].into_iter().map(String::from).collect());
     let mut cyclic = BTreeMap::new();
     cyclic.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
     cyclic.insert("b".to_string(), BTreeSet::from(["a".to_string()]));
