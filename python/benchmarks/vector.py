@@ -9,8 +9,8 @@ One env-step = one game taking one decision: the action applied, chance
 resolved, a finished game restarted, then the observation tensor of the
 player to move and the legal actions written out (Korovan: a dense mask;
 Caravan: padded legal ids + counts). The policy is vectorised numpy, inside
-the timing: Korovan draws ``k < count`` per game and takes the k-th set
-entry of the mask (a cumulative sum over the mask rows); Caravan takes
+the timing (``VectorEnv.sample_legal``): every game draws ``k < count``;
+Korovan takes the k-th set entry of its mask row, Caravan
 ``legal_ids[i, k]``. The "step only" column times ``env.step`` alone. The
 ratios compare rates per CPU-second with the Python loop doing the same
 work (observation + legal mask + random legal action + apply + chance) and
@@ -38,15 +38,11 @@ from boardgames import CHANCE_PLAYER, VectorEnv
 
 
 def masked_policy(env, rng):
-    """A uniformly random legal id per game, vectorised."""
-    count = env.legal_count
-    k = (rng.random(env.num_envs) * count).astype(np.int64)
-    if env.legal_format == "mask":
-        # index of the (k+1)-th legal id = number of entries whose running
-        # count of legal ids is <= k
-        running = env.legal_mask.cumsum(axis=1, dtype=np.uint16)
-        return (running <= k[:, None].astype(np.uint16)).sum(axis=1)
-    return env.legal_ids[np.arange(env.num_envs), k].astype(np.int64)
+    """A uniformly random legal id per game, vectorised numpy: every game
+    draws ``k < count``; Korovan takes the k-th set entry of its mask row
+    (``flatnonzero`` over the whole mask, offset by the running sum of the
+    counts), Caravan ``legal_ids[i, k]`` (``VectorEnv.sample_legal``)."""
+    return env.sample_legal(rng)
 
 
 def vector_rate(name, players, num_envs, threads, seconds, copy=False, **config):

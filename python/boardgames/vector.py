@@ -252,12 +252,15 @@ class VectorEnv:
         with numpy (vectorised: no Python loop over games)."""
         rng = np.random.default_rng() if rng is None else rng
         n = self.num_envs
-        if self.legal_format == "mask":
-            noise = rng.random((n, self.num_actions), dtype=np.float32)
-            return np.where(self._out[3] != 0, noise, np.float32(-1.0)).argmax(axis=1)
         count = self._out[2].astype(np.int64)
-        pick = (rng.random(n) * count).astype(np.int64)
-        return self._out[4][np.arange(n), pick].astype(np.int64)
+        k = (rng.random(n) * count).astype(np.int64)
+        if self.legal_format == "mask":
+            # every legal entry's flat position, row after row; row i's
+            # first one is at the sum of the counts before it
+            legal = np.flatnonzero(self._out[3].view(np.bool_))
+            start = np.cumsum(count) - count
+            return legal[start + k] - np.arange(n, dtype=np.int64) * self.num_actions
+        return self._out[4][np.arange(n), k].astype(np.int64)
 
     def close(self) -> None:
         """Nothing to release (Gymnasium's interface)."""
