@@ -11,7 +11,8 @@ player to move and the legal actions written out (Korovan: a dense mask;
 Caravan: padded legal ids + counts). The policy is vectorised numpy, inside
 the timing (``VectorEnv.sample_legal``): every game draws ``k < count``;
 Korovan takes the k-th set entry of its mask row, Caravan
-``legal_ids[i, k]``. The "step only" column times ``env.step`` alone. The
+``legal_ids[i, k]``. The "step only" column counts the CPU time of ``env.step`` alone
+(without the policy). The
 ratios compare rates per CPU-second with the Python loop doing the same
 work (observation + legal mask + random legal action + apply + chance) and
 with a bare loop (legal ids + apply + chance only).
@@ -52,20 +53,21 @@ def vector_rate(name, players, num_envs, threads, seconds, copy=False, **config)
     for _ in range(5):  # warm up
         env.step(masked_policy(env, rng))
     steps = 0
-    in_step = 0.0
+    in_step = in_step_cpu = 0.0
     wall0, cpu0 = time.perf_counter(), time.process_time()
     deadline = wall0 + seconds
     while True:
         actions = masked_policy(env, rng)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         env.step(actions)
         now = time.perf_counter()
+        in_step_cpu += time.process_time() - c
         in_step += now - t
         steps += num_envs
         if now >= deadline:
             break
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    return steps, wall, cpu, in_step
+    return steps, wall, cpu, in_step, in_step_cpu
 
 
 def loop_rate(name, players, seconds, observe=True, **config):
@@ -149,21 +151,24 @@ def main():
         print(f"  {rows[-1][0]} loop: {loop_wall:,.0f}/s wall, {loop_cpu:,.0f}/CPU-s", flush=True)
         for threads in (1, 2):
             for copy in (False, True):
-                steps, wall, cpu, in_step = vector_rate(name, players, n, threads, args.seconds, copy=copy, **config)
+                steps, wall, cpu, in_step, in_step_cpu = vector_rate(
+                    name, players, n, threads, args.seconds, copy=copy, **config
+                )
                 label = f"VectorEnv({n}), copy={copy}"
                 rate_wall, rate_cpu = steps / wall, steps / max(cpu, 1e-9)
+                only_cpu = steps / max(in_step_cpu, 1e-9)
                 rows.append(
-                    (f"{name} {players}p", label, threads, rate_wall, rate_cpu, steps / in_step,
+                    (f"{name} {players}p", label, threads, rate_wall, rate_cpu, only_cpu,
                      rate_cpu / loop_cpu, rate_cpu / bare_cpu)
                 )
                 print(
                     f"  {name} {players}p {label} threads={threads}: {rate_wall:,.0f}/s wall, "
-                    f"{rate_cpu:,.0f}/CPU-s, step only {steps / in_step:,.0f}/s",
+                    f"{rate_cpu:,.0f}/CPU-s, step only {steps / in_step:,.0f}/s wall, {only_cpu:,.0f}/CPU-s",
                     flush=True,
                 )
     print(f"load average at end (1, 5, 15 min): {load()}")
     print()
-    print("| engine | how | threads | steps/s (wall) | steps per CPU-second | `step` only (wall) | × loop (CPU) | × bare loop (CPU) |")
+    print("| engine | how | threads | steps/s (wall) | steps per CPU-second | `step` only, per CPU-second | × loop (CPU) | × bare loop (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for engine, how, threads, wall, cpu, only, xw, xc in rows:
         f = lambda x, fmt: "—" if x is None else format(x, fmt)  # noqa: E731
