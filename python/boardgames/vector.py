@@ -88,9 +88,9 @@ class VectorEnv:
     @property
     def game(self):
         """The game of every slot (``load_game``'s object)."""
-        from . import _boardgames
+        from ._boardgames import load_game
 
-        return getattr(_boardgames, f"{self._core.name.capitalize()}Game")._from_config_json(self._core.config_json())
+        return load_game(self._core.name, **json.loads(self._core.config_json()))
 
     @property
     def threads(self) -> int:
