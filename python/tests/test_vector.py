@@ -1,6 +1,8 @@
 """boardgames.VectorEnv: many games stepped together by the kit's Batch."""
 
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -265,11 +267,13 @@ def test_bad_arguments():
 
 
 def test_step_releases_the_gil():
-    """A Python thread makes progress while Rust steps a large batch."""
+    """A Python thread runs while Rust steps a large batch. The switch
+    interval is made huge, so a thread only gets the GIL when its holder
+    releases it: the spinning thread can count only if the step released
+    it (and the spinning thread hands it back at once, ``sleep(0)``)."""
     env = VectorEnv("korovan", num_envs=4096, players=5, seed=0, copy=False)
     env.reset()
     rng = np.random.default_rng(0)
-    actions = [env.sample_legal(rng)]
     counter = [0]
     inside = [False]
     stop = threading.Event()
@@ -278,18 +282,24 @@ def test_step_releases_the_gil():
         while not stop.is_set():
             if inside[0]:
                 counter[0] += 1
+            time.sleep(0)
 
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
     t = threading.Thread(target=spin)
     t.start()
     try:
-        for _ in range(10):
+        for _ in range(20):
             a = env.sample_legal(rng)
             inside[0] = True
             env.step(a)
             inside[0] = False
+            if counter[0] > 0:
+                break
     finally:
         stop.set()
         t.join()
+        sys.setswitchinterval(interval)
     assert counter[0] > 0
 
 
