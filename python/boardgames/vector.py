@@ -74,6 +74,8 @@ class VectorEnv:
         self.copy = bool(copy)
         self._spaces = None
         n = self.num_envs
+        self._rows = np.arange(n, dtype=np.int64)
+        self._row_starts = self._rows * self.num_actions  # flat index of each mask row
         self._truncations = np.zeros(n, dtype=np.bool_)
         self._truncations.flags.writeable = False
         self._out = self._new_buffers()
@@ -255,12 +257,17 @@ class VectorEnv:
         count = self._out[2].astype(np.int64)
         k = (rng.random(n) * count).astype(np.int64)
         if self.legal_format == "mask":
-            # every legal entry's flat position, row after row; row i's
-            # first one is at the sum of the counts before it
+            # every legal entry's flat position, row after row (a bool view:
+            # numpy scans it ~8x faster than uint8); row i's first one is at
+            # the sum of the counts before it
             legal = np.flatnonzero(self._out[3].view(np.bool_))
-            start = np.cumsum(count) - count
-            return legal[start + k] - np.arange(n, dtype=np.int64) * self.num_actions
-        return self._out[4][np.arange(n), k].astype(np.int64)
+            at = np.cumsum(count)
+            at -= count
+            at += k
+            picked = legal[at]
+            picked -= self._row_starts
+            return picked
+        return self._out[4][self._rows, k].astype(np.int64)
 
     def close(self) -> None:
         """Nothing to release (Gymnasium's interface)."""
