@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Python package's CI: builds the wheel of `python/` (the native module
 # from crates/boardgame-py) into a virtual environment with the test extras
-# (pytest, OpenSpiel, PettingZoo) and runs the pytest suite, including the
-# OpenSpiel and PettingZoo suites and the acceptance test against the
-# `boardgame` binary. Idempotent: the environment is created once and reused
+# (pytest, OpenSpiel, PettingZoo) and the `ray` extra, and runs the pytest
+# suite, including the OpenSpiel and PettingZoo suites, the acceptance test
+# against the `boardgame` binary, and the Ray test of
+# `boardgames.distributed` (a local Ray of 2 CPUs). Idempotent: the environment is created once and reused
 # (cargo's cache makes the rebuild of an unchanged crate quick).
 #
 #   scripts/test-python.sh            # from anywhere in the repository
@@ -11,7 +12,9 @@
 # Environment: PYTHON (default python3, >= 3.9), BOARDGAMES_VENV (default
 # target/py-venv-ci), BOARDGAMES_PROFILE (the cargo profile of the wheel,
 # default `dev`: it reuses what `cargo test` compiled, and the suite is bound
-# by Python, not by the engines; `release` for the published wheel's build).
+# by Python, not by the engines; `release` for the published wheel's build),
+# BOARDGAMES_EXTRAS (default `test,ray`; `test` skips installing Ray, and the
+# Ray test then skips itself).
 # Needs the Rust toolchain and access to PyPI.
 # Exits non-zero when a step fails or when pytest collects no tests.
 set -euo pipefail
@@ -20,6 +23,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 VENV=${BOARDGAMES_VENV:-target/py-venv-ci}
 PROFILE=${BOARDGAMES_PROFILE:-dev}
+EXTRAS=${BOARDGAMES_EXTRAS:-test,ray}
 TARGET=${CARGO_TARGET_DIR:-target}
 
 if [ ! -x "$VENV/bin/python" ]; then
@@ -27,15 +31,16 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
 
-echo "== pip install ./python[test] (builds the wheel with maturin, cargo profile $PROFILE)"
+echo "== pip install ./python[$EXTRAS] (builds the wheel with maturin, cargo profile $PROFILE)"
 MATURIN_PEP517_ARGS="--profile $PROFILE" \
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "./python[test]"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "./python[$EXTRAS]"
 
 echo "== cargo build -p boardgame-cli (the acceptance test replays Python records with it)"
 cargo build --quiet -p boardgame-cli
 case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
 export BOARDGAME_BIN="$TARGET/debug/boardgame"
 export BOARDGAMES_REQUIRE_BINARY=1
+case ",$EXTRAS," in *,ray,*) export BOARDGAMES_REQUIRE_RAY=1 ;; esac
 
 echo "== pytest python/tests"
 status=0

@@ -17,6 +17,8 @@ The API has the names OpenSpiel users know::
 Every rule lives in Rust; the classes of this module are generated from the
 engines' common contract (``boardgame_kit::Game``), one pair per engine:
 ``KorovanGame``/``KorovanState`` and ``CaravanGame``/``CaravanState``.
+``VectorEnv`` steps many games at once (``boardgames.vector``);
+``boardgames.distributed`` spreads simulations over a Ray cluster.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ._boardgames import (
     TERMINAL_PLAYER,
     CaravanGame,
     CaravanState,
+    InvalidActionError,
     KorovanGame,
     KorovanState,
     Rng,
@@ -35,6 +38,7 @@ from ._boardgames import (
     load_game,
     registered_games,
 )
+from .vector import VectorEnv
 
 __all__ = [
     "AGENT_STREAM_BASE",
@@ -43,6 +47,7 @@ __all__ = [
     "TERMINAL_PLAYER",
     "CaravanGame",
     "CaravanState",
+    "InvalidActionError",
     "KorovanGame",
     "KorovanState",
     "Rng",
@@ -50,6 +55,7 @@ __all__ = [
     "load_game",
     "registered_games",
     "random_game",
+    "VectorEnv",
 ]
 
 __version__ = "0.1.0"

@@ -89,3 +89,78 @@ class CaravanState(_State):
 def load_game(name: str, players: Optional[int] = None, **config: object) -> Union[KorovanGame, CaravanGame]: ...
 def from_record(json: str) -> Union[KorovanState, CaravanState]: ...
 def registered_games() -> tuple[str, ...]: ...
+
+class InvalidActionError(ValueError):
+    """An action id a batch refused; no game of the batch advanced."""
+
+    game: int
+    action: Optional[int]
+
+class _VectorCore:
+    """The native half of ``boardgames.VectorEnv`` (the kit's ``Batch``)."""
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        players: Optional[int] = None,
+        seed: Optional[int] = None,
+        threads: Optional[int] = None,
+        config: str = "{}",
+    ) -> None: ...
+    @property
+    def name(self) -> str: ...
+    def config_json(self) -> str: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def observation_shape(self) -> list[int]: ...
+    @property
+    def observation_len(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def max_legal(self) -> int: ...
+    @property
+    def legal_format(self) -> str: ...
+    threads: int
+    @property
+    def seed(self) -> int: ...
+    def current_seed(self, game: int) -> int: ...
+    def finished(self, game: int) -> int: ...
+    def reset(self, seed: int) -> None: ...
+    def observe_into(
+        self,
+        player: npt.NDArray[np.uint32],
+        obs: npt.NDArray[np.float32],
+        legal_count: npt.NDArray[np.uint32],
+        legal_mask: npt.NDArray[np.uint8],
+        legal_ids: npt.NDArray[np.uint32],
+        rewards: npt.NDArray[np.float32],
+        done: npt.NDArray[np.uint8],
+    ) -> None: ...
+    def step_into(
+        self,
+        actions: npt.NDArray[np.int64],
+        player: npt.NDArray[np.uint32],
+        obs: npt.NDArray[np.float32],
+        legal_count: npt.NDArray[np.uint32],
+        legal_mask: npt.NDArray[np.uint8],
+        legal_ids: npt.NDArray[np.uint32],
+        rewards: npt.NDArray[np.float32],
+        done: npt.NDArray[np.uint8],
+    ) -> None: ...
+
+def simulate_json(
+    game: str,
+    games: int,
+    agents: str = "random",
+    players: Optional[int] = None,
+    config: Optional[str] = None,
+    seed: Optional[int] = None,
+    shard: Optional[tuple[int, int]] = None,
+    threads: Optional[int] = None,
+    fixed_seats: bool = False,
+) -> str: ...
+def merge_results(results: Sequence[str]) -> str: ...

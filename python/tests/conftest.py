@@ -1,4 +1,9 @@
-"""Shared fixtures: the engines and their player counts."""
+"""Shared fixtures: the engines and their player counts, the `boardgame`
+binary."""
+
+import os
+import pathlib
+import shutil
 
 import pytest
 
@@ -38,3 +43,25 @@ def mid_game(name, players, seed, steps=None):
     for a in history[: (len(history) // 2 if steps is None else steps)]:
         state.apply_action(a)
     return state
+
+
+def _boardgame_binary():
+    env = os.environ.get("BOARDGAME_BIN")
+    if env:
+        return env
+    root = pathlib.Path(__file__).resolve().parents[2]
+    for profile in ("release", "debug"):
+        path = root / "target" / profile / "boardgame"
+        if path.exists():
+            return str(path)
+    return shutil.which("boardgame")
+
+
+@pytest.fixture(scope="module")
+def binary():
+    path = _boardgame_binary()
+    if path is None:
+        if os.environ.get("BOARDGAMES_REQUIRE_BINARY"):
+            pytest.fail("the `boardgame` binary was not found (set BOARDGAME_BIN)")
+        pytest.skip("the `boardgame` binary is not built (cargo build -p boardgame-cli)")
+    return path

@@ -3,10 +3,7 @@
 Rust driver; records written in Python are read by the `boardgame` binary."""
 
 import json
-import os
-import pathlib
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -57,28 +54,6 @@ def test_python_game_equals_rust_driver_game(name, seed):
 def test_different_seeds_give_different_games(name):
     game = boardgames.load_game(name)
     assert len({tuple(python_random_game(game, s).history()) for s in range(4)}) == 4
-
-
-def _boardgame_binary():
-    env = os.environ.get("BOARDGAME_BIN")
-    if env:
-        return env
-    root = pathlib.Path(__file__).resolve().parents[2]
-    for profile in ("release", "debug"):
-        path = root / "target" / profile / "boardgame"
-        if path.exists():
-            return str(path)
-    return shutil.which("boardgame")
-
-
-@pytest.fixture(scope="module")
-def binary():
-    path = _boardgame_binary()
-    if path is None:
-        if os.environ.get("BOARDGAMES_REQUIRE_BINARY"):
-            pytest.fail("the `boardgame` binary was not found (set BOARDGAME_BIN)")
-        pytest.skip("the `boardgame` binary is not built (cargo build -p boardgame-cli)")
-    return path
 
 
 @pytest.mark.parametrize("players", [3, 4])

@@ -19,11 +19,11 @@ use crate::error::CliError;
 pub struct GameOpts {
     /// Number of players (the rules' default when omitted).
     #[arg(long, short = 'p')]
-    pub(crate) players: Option<usize>,
+    pub players: Option<usize>,
     /// Configuration fields as a JSON object laid over the rules' defaults,
     /// e.g. '{"max_turns": 200}'.
     #[arg(long, value_name = "JSON")]
-    pub(crate) config: Option<String>,
+    pub config: Option<String>,
 }
 
 /// What the command needs of an engine beyond [`Game`].
@@ -74,6 +74,7 @@ pub enum GameName {
 }
 
 /// Calls `$body` with the type alias `$G` bound to the engine of `$name`.
+#[macro_export]
 macro_rules! with_game {
     ($name:expr, $G:ident => $body:expr) => {
         match $name {
@@ -92,11 +93,16 @@ macro_rules! with_game {
         }
     };
 }
-pub(crate) use with_game;
+pub use crate::with_game;
 
 impl GameName {
     /// Every real game, in the order `all` runs them.
     pub const ALL: &'static [GameName] = &[GameName::Korovan, GameName::Caravan];
+
+    /// The game named `name` on the command line ([`CliGame::CLI_NAME`]).
+    pub fn from_cli_name(name: &str) -> Option<GameName> {
+        GameName::value_variants().iter().copied().find(|&g| with_game!(g, G => G::CLI_NAME) == name)
+    }
 
     /// The game whose engine writes `engine` ([`Game::NAME`]) into records.
     pub fn from_engine(engine: &str) -> Option<GameName> {

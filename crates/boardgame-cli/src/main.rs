@@ -6,16 +6,17 @@
 //! stderr).
 #![forbid(unsafe_code)]
 
-mod agents;
 mod balance;
 mod bench;
-mod error;
-mod games;
 mod perft;
 mod play;
 mod replay;
+#[cfg(feature = "serve")]
 mod serve;
-mod simulate;
+
+// The library half (`src/lib.rs`), shared with the Python binding: engines
+// and agents by name, simulations and their merge.
+use boardgame_cli::{agents, error, games, simulate};
 
 use std::process::ExitCode;
 
@@ -63,6 +64,7 @@ enum Command {
     /// A quick throughput table (release builds give meaningful figures).
     Bench(bench::BenchArgs),
     /// Serve the web table: play in the browser, humans and bots at one table.
+    #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
     /// Balance lab: self-play over a grid of configurations, a report
     /// folder with win shares, intervals and charts.
@@ -78,6 +80,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
+        #[cfg(feature = "serve")]
         Command::Serve(a) => serve::run(a),
         Command::Balance(a) => balance::run(a).map_err(|f| match f {
             balance::Failure::Usage(m) => CliError::Usage(m),

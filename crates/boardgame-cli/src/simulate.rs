@@ -57,15 +57,58 @@ pub struct Shard {
     count: u64,
 }
 
+impl Shard {
+    /// The `index`-th (from 0) of `count` shards.
+    ///
+    /// # Errors
+    /// Unless `0 <= index < count`.
+    pub fn new(index: u64, count: u64) -> Result<Shard, String> {
+        if count == 0 || index >= count {
+            return Err(format!("a shard is I/K with 0 <= I < K, got {index}/{count}"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
 fn parse_shard(s: &str) -> Result<Shard, String> {
     let err = || format!("expected I/K with 0 <= I < K (e.g. 0/4), got `{s}`");
     let (i, k) = s.split_once('/').ok_or_else(err)?;
     let index: u64 = i.trim().parse().map_err(|_| err())?;
     let count: u64 = k.trim().parse().map_err(|_| err())?;
-    if count == 0 || index >= count {
-        return Err(err());
-    }
-    Ok(Shard { index, count })
+    Shard::new(index, count).map_err(|_| err())
+}
+
+/// One simulation: the arguments `boardgame simulate` takes for one game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimSpec {
+    /// The game.
+    pub game: GameName,
+    /// `--players`.
+    pub players: Option<usize>,
+    /// `--config` (a JSON object laid over the rules' defaults).
+    pub config: Option<String>,
+    /// `--games` (before sharding).
+    pub games: u64,
+    /// `--agents`, comma-separated.
+    pub agents: String,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--threads` (results do not depend on it).
+    pub threads: usize,
+    /// `--shard I/K`.
+    pub shard: Option<Shard>,
+    /// `--fixed-seats`.
+    pub fixed_seats: bool,
+}
+
+/// Plays the simulation `spec` and returns its results: what
+/// `boardgame simulate --json` writes for the same arguments
+/// ([`to_json`]). `progress`: a progress bar on a terminal's stderr.
+///
+/// # Errors
+/// Usage errors for bad arguments, runtime errors when a game fails.
+pub fn simulate_spec(spec: &SimSpec, progress: bool) -> Result<SimResults, CliError> {
+    with_game!(spec.game, G => simulate::<G>(spec, progress))
 }
 
 /// Arguments of `boardgame simulate`.
@@ -217,7 +260,18 @@ fn run_plan(args: &SimulateArgs, plan: &[(GameName, String)]) -> Result<(), CliE
     let mut stdout = std::io::stdout().lock();
     for (i, (game, agents)) in plan.iter().enumerate() {
         let started = Instant::now();
-        let results = with_game!(*game, G => simulate::<G>(args, agents))?;
+        let spec = SimSpec {
+            game: *game,
+            players: args.opts.players,
+            config: args.opts.config.clone(),
+            games: args.games,
+            agents: agents.clone(),
+            seed: args.seed,
+            threads: threads(args),
+            shard: args.shard,
+            fixed_seats: args.fixed_seats,
+        };
+        let results = simulate_spec(&spec, !args.quiet)?;
         let secs = started.elapsed().as_secs_f64();
         if args.json {
             writeln!(stdout, "{}", to_json(&results))?;
@@ -318,15 +372,15 @@ fn play_seeds<G: CliGame>(
     Ok(report)
 }
 
-fn simulate<G: CliGame>(args: &SimulateArgs, agents: &str) -> Result<SimResults, CliError> {
-    let config = build_config::<G>(args.opts.players, args.opts.config.as_deref())?;
+fn simulate<G: CliGame>(args: &SimSpec, progress: bool) -> Result<SimResults, CliError> {
+    let config = build_config::<G>(args.players, args.config.as_deref())?;
     let seats = seats_of::<G>(&config);
-    let specs = agents::fit(&agents::parse_list(agents)?, seats, "the game has")?;
+    let specs = agents::fit(&agents::parse_list(&args.agents)?, seats, "the game has")?;
     let entrants = specs.iter().map(|&s| agents::entrant::<G>(s)).collect::<Result<Vec<_>, _>>()?;
     let seeds = shard_range(args.seed, args.games, args.shard)?;
     let arena = Arena::<G>::new(config.clone()).rotate_seats(!args.fixed_seats);
 
-    let bar = if !args.quiet && std::io::stderr().is_terminal() {
+    let bar = if progress && std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(u64::try_from(seeds.end - seeds.start).unwrap_or(u64::MAX));
         let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})")
             .map(|s| s.progress_chars("=> "))
@@ -346,7 +400,7 @@ fn simulate<G: CliGame>(args: &SimulateArgs, agents: &str) -> Result<SimResults,
         tally(&extra, &game.state, seats);
         bar.inc(1);
     };
-    let report = play_seeds(&arena, &entrants, seeds.clone(), threads(args), &on_game)
+    let report = play_seeds(&arena, &entrants, seeds.clone(), args.threads.max(1), &on_game)
         .map_err(|e| CliError::Runtime(format!("{}: {e}", G::CLI_NAME)))?;
     bar.finish_and_clear();
     let extra = extra.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -383,7 +437,8 @@ fn tally<G: CliGame>(extra: &Mutex<Extra>, state: &G, seats: usize) {
     }
 }
 
-fn to_json(r: &SimResults) -> String {
+/// `r` as the JSON text `simulate --json` and `merge --json` print.
+pub fn to_json(r: &SimResults) -> String {
     serde_json::to_string_pretty(r).unwrap_or_default()
 }
 
@@ -536,6 +591,16 @@ pub fn check_results(r: &SimResults) -> Result<(), String> {
     Ok(())
 }
 
+/// The results of a `simulate --json` text, checked ([`check_results`]).
+///
+/// # Errors
+/// When `text` is not such results, or they are inconsistent.
+pub fn parse_results(text: &str) -> Result<SimResults, String> {
+    let r: SimResults = serde_json::from_str(text).map_err(|e| format!("not simulate --json results: {e}"))?;
+    check_results(&r)?;
+    Ok(r)
+}
+
 /// `a + b`, or an error naming `what` when the sum overflows.
 fn sum(a: u64, b: u64, what: &str) -> Result<u64, String> {
     a.checked_add(b).ok_or_else(|| format!("the merged {what} overflows 64 bits"))
@@ -628,9 +693,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CliError> {
     for path in &args.files {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", path.display())))?;
-        let r: SimResults = serde_json::from_str(&text)
-            .map_err(|e| CliError::Runtime(format!("{}: not simulate --json results: {e}", path.display())))?;
-        check_results(&r).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
+        let r = parse_results(&text).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
         match &mut acc {
             None => acc = Some(r),
             Some(a) => merge_into(a, &r).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?,

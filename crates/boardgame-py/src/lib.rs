@@ -19,9 +19,10 @@
 #![forbid(unsafe_code)]
 
 pub mod core;
+pub mod vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
-use numpy::{PyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyReadonlyArrayDyn, PyReadwriteArray1, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -418,6 +419,23 @@ macro_rules! engines {
             Err(value_error(format!("unknown game `{name}` (games: {})", ENGINE_NAMES.join(", "))))
         }
 
+        fn new_vector(
+            name: &str,
+            players: Option<serde_json::Value>,
+            overlay: &str,
+            num_envs: usize,
+            seed: u64,
+            threads: usize,
+        ) -> PyResult<Box<dyn vector::VectorCore>> {
+            $(
+                if name == <$G as Game>::NAME {
+                    let batch = vector::EngineBatch::<$G>::new(players, overlay, num_envs, seed, threads).map_err(value_error)?;
+                    return Ok(Box::new(batch));
+                }
+            )*
+            Err(value_error(format!("unknown game `{name}` (games: {})", ENGINE_NAMES.join(", "))))
+        }
+
         fn state_from_any_record(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
             let header = RecordHeader::from_json(json).map_err(|e| value_error(e.to_string()))?;
             $(
@@ -456,14 +474,253 @@ fn load_game(
             .extract()?,
         None => "{}".to_string(),
     };
-    let players = match players {
+    load_engine(py, name, players_arg(players)?, &overlay)
+}
+
+/// The `players` argument as a JSON value for the configuration overlay
+/// (`None` when absent or `None`).
+fn players_arg(players: Option<&Bound<'_, PyAny>>) -> PyResult<Option<serde_json::Value>> {
+    Ok(match players {
         Some(p) if !p.is_none() => {
             let n = int_arg(p, "players")?;
             Some(serde_json::Value::from(i64::try_from(n).unwrap_or(i64::MAX)))
         }
         _ => None,
+    })
+}
+
+/// A thread count: 1 when absent, else an integer of at least 1.
+fn threads_arg(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    let threads: usize = match threads {
+        Some(t) if !t.is_none() => uint_arg(t, "threads")?,
+        _ => 1,
     };
-    load_engine(py, name, players, &overlay)
+    if threads == 0 {
+        return Err(value_error("threads must be at least 1"));
+    }
+    Ok(threads)
+}
+
+pyo3::create_exception!(
+    boardgames,
+    InvalidActionError,
+    PyValueError,
+    "An action id that a batch of games (`VectorEnv.step`) refused: unknown, illegal, or for a game that waits for no decision. `game` is the index of the game in the batch, `action` the id given; no game of the batch has advanced."
+);
+
+/// The Python exception for a batch's refusal: [`InvalidActionError`]
+/// (with `game` and `action`) when one game's action was at fault, else
+/// `ValueError`.
+fn vector_error(py: Python<'_>, e: vector::VectorError, action: Option<i64>) -> PyErr {
+    match e.game {
+        Some(game) => {
+            let err = InvalidActionError::new_err(e.message);
+            let value = err.value(py);
+            // Setting attributes on a fresh exception object cannot fail in
+            // practice; the message names the game either way.
+            let _ = value.setattr("game", game);
+            let _ = value.setattr("action", action);
+            err
+        }
+        None => value_error(e.message),
+    }
+}
+
+/// A contiguous numpy array's data as a mutable slice, or a `ValueError`
+/// naming the output.
+fn out_slice<'a, T: numpy::Element>(array: &'a mut PyReadwriteArrayDyn<'_, T>, name: &str) -> PyResult<&'a mut [T]> {
+    array.as_slice_mut().map_err(|_| value_error(format!("output `{name}` must be a C-contiguous array")))
+}
+
+/// The native half of `boardgames.VectorEnv`: `N` games of one engine
+/// (the kit's `Batch`) that write into numpy arrays the caller provides.
+/// The Python class `VectorEnv` (in `boardgames/vector.py`) owns the arrays
+/// and builds the Gymnasium-style results.
+#[pyclass(module = "boardgames._boardgames", name = "_VectorCore")]
+pub struct VectorCoreObj {
+    core: Box<dyn vector::VectorCore>,
+    /// The action ids of the current step, validated to fit `u32`.
+    ids: Vec<u32>,
+}
+
+#[pymethods]
+impl VectorCoreObj {
+    /// `num_envs` games of `game` (`players` seats, the configuration
+    /// overlay `config` as JSON text), slot `i` starting from seed
+    /// `seed + i`, stepping on `threads` threads.
+    #[new]
+    #[pyo3(signature = (game, num_envs, players=None, seed=None, threads=None, config="{}"))]
+    fn new(
+        game: &str,
+        num_envs: &Bound<'_, PyAny>,
+        players: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
+        threads: Option<&Bound<'_, PyAny>>,
+        config: &str,
+    ) -> PyResult<Self> {
+        let num_envs: usize = uint_arg(num_envs, "num_envs")?;
+        let threads = threads_arg(threads)?;
+        let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
+        let core = new_vector(game, players_arg(players)?, config, num_envs, seed, threads)?;
+        Ok(VectorCoreObj { ids: vec![0; core.num_envs()], core })
+    }
+    /// The engine's name.
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.core.name()
+    }
+    /// The configuration, every field, as JSON text.
+    fn config_json(&self) -> String {
+        self.core.config_json()
+    }
+    /// The number of games.
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.core.num_envs()
+    }
+    /// Seats per game.
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.core.num_players()
+    }
+    /// The shape of one observation.
+    #[getter]
+    fn observation_shape(&self) -> Vec<usize> {
+        self.core.observation_shape()
+    }
+    /// The length of one observation row.
+    #[getter]
+    fn observation_len(&self) -> usize {
+        self.core.observation_len()
+    }
+    /// The size of the action space.
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.core.num_actions()
+    }
+    /// The length of a row of padded legal ids (the engine's worst case).
+    #[getter]
+    fn max_legal(&self) -> usize {
+        self.core.max_legal()
+    }
+    /// `"mask"` (a dense mask) or `"ids"` (padded legal ids): the engine's
+    /// default legal format.
+    #[getter]
+    fn legal_format(&self) -> &'static str {
+        match self.core.legal_format() {
+            boardgame_kit::LegalFormat::Ids => "ids",
+            _ => "mask",
+        }
+    }
+    /// The number of threads a step uses (results do not depend on it).
+    #[getter]
+    fn get_threads(&self) -> usize {
+        self.core.threads()
+    }
+    #[setter]
+    fn set_threads(&mut self, threads: &Bound<'_, PyAny>) -> PyResult<()> {
+        let threads = threads_arg(Some(threads))?;
+        self.core.set_threads(threads);
+        Ok(())
+    }
+    /// The batch seed.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.core.seed()
+    }
+    /// The seed of the game that slot `game` plays now.
+    fn current_seed(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let i: usize = uint_arg(game, "game index")?;
+        self.core
+            .current_seed(i)
+            .ok_or_else(|| value_error(format!("no game {i} in a batch of {}", self.core.num_envs())))
+    }
+    /// The number of games slot `game` has finished.
+    fn finished(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let i: usize = uint_arg(game, "game index")?;
+        self.core.finished(i).ok_or_else(|| value_error(format!("no game {i} in a batch of {}", self.core.num_envs())))
+    }
+    /// Restarts every game from batch seed `seed` (without writing anything).
+    fn reset(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
+        let seed = seed_arg(seed)?;
+        self.core.reset(seed);
+        Ok(())
+    }
+    /// Writes every game's current decision into the arrays (rewards and
+    /// done 0). The GIL is released meanwhile.
+    #[allow(clippy::too_many_arguments)]
+    fn observe_into(
+        &mut self,
+        py: Python<'_>,
+        mut player: PyReadwriteArrayDyn<'_, u32>,
+        mut obs: PyReadwriteArrayDyn<'_, f32>,
+        mut legal_count: PyReadwriteArrayDyn<'_, u32>,
+        mut legal_mask: PyReadwriteArrayDyn<'_, u8>,
+        mut legal_ids: PyReadwriteArrayDyn<'_, u32>,
+        mut rewards: PyReadwriteArrayDyn<'_, f32>,
+        mut done: PyReadwriteArrayDyn<'_, u8>,
+    ) -> PyResult<()> {
+        let out = boardgame_kit::BatchOut {
+            player: out_slice(&mut player, "player")?,
+            obs: out_slice(&mut obs, "obs")?,
+            legal_count: out_slice(&mut legal_count, "legal_count")?,
+            legal_mask: out_slice(&mut legal_mask, "legal_mask")?,
+            legal_ids: out_slice(&mut legal_ids, "legal_ids")?,
+            rewards: out_slice(&mut rewards, "rewards")?,
+            done: out_slice(&mut done, "done")?,
+        };
+        let core = &mut self.core;
+        py.detach(move || core.observe(out)).map_err(|e| vector_error(py, e, None))
+    }
+    /// Plays `actions[i]` (an int64 array, one id per game) in every game
+    /// and writes the next decisions into the arrays; the GIL is released
+    /// while the games step. Every id is checked before any game moves: a
+    /// bad one raises `InvalidActionError` naming the game, and then no
+    /// game has advanced and the arrays are untouched.
+    #[allow(clippy::too_many_arguments)]
+    fn step_into(
+        &mut self,
+        py: Python<'_>,
+        actions: PyReadonlyArrayDyn<'_, i64>,
+        mut player: PyReadwriteArrayDyn<'_, u32>,
+        mut obs: PyReadwriteArrayDyn<'_, f32>,
+        mut legal_count: PyReadwriteArrayDyn<'_, u32>,
+        mut legal_mask: PyReadwriteArrayDyn<'_, u8>,
+        mut legal_ids: PyReadwriteArrayDyn<'_, u32>,
+        mut rewards: PyReadwriteArrayDyn<'_, f32>,
+        mut done: PyReadwriteArrayDyn<'_, u8>,
+    ) -> PyResult<()> {
+        let given = actions.as_slice().map_err(|_| value_error("actions must be a contiguous array"))?;
+        let n = self.ids.len();
+        if given.len() != n || actions.ndim() != 1 {
+            return Err(value_error(format!(
+                "actions must be one id per game: shape ({n},), got {:?}",
+                actions.shape()
+            )));
+        }
+        for (game, (slot, &id)) in self.ids.iter_mut().zip(given).enumerate() {
+            *slot = u32::try_from(id).map_err(|_| {
+                let message =
+                    format!("game {game}: action id {id} is out of range (ids are 0..{})", self.core.num_actions());
+                vector_error(py, vector::VectorError { game: Some(game), message }, Some(id))
+            })?;
+        }
+        let out = boardgame_kit::BatchOut {
+            player: out_slice(&mut player, "player")?,
+            obs: out_slice(&mut obs, "obs")?,
+            legal_count: out_slice(&mut legal_count, "legal_count")?,
+            legal_mask: out_slice(&mut legal_mask, "legal_mask")?,
+            legal_ids: out_slice(&mut legal_ids, "legal_ids")?,
+            rewards: out_slice(&mut rewards, "rewards")?,
+            done: out_slice(&mut done, "done")?,
+        };
+        let core = &mut self.core;
+        let ids = &self.ids;
+        py.detach(move || core.step(ids, out)).map_err(|e| {
+            let action = e.game.and_then(|g| given.get(g).copied());
+            vector_error(py, e, action)
+        })
+    }
 }
 
 /// The state a JSON record (of any engine) replays to.
@@ -479,14 +736,79 @@ fn registered_games(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
     PyTuple::new(py, ENGINE_NAMES)
 }
 
+/// `boardgame simulate GAME --json` with these arguments, played in Rust
+/// (the kit's arena, `threads` threads, the GIL released): the JSON text
+/// the binary writes. `shard=(i, k)` plays only the shard `--shard i/k`;
+/// `config` is the JSON text of `--config`. `boardgames.distributed` runs
+/// the shards as Ray tasks.
+#[pyfunction]
+#[pyo3(signature = (game, games, agents="random", players=None, config=None, seed=None, shard=None, threads=None, fixed_seats=false))]
+#[allow(clippy::too_many_arguments)]
+fn simulate_json(
+    py: Python<'_>,
+    game: &str,
+    games: &Bound<'_, PyAny>,
+    agents: &str,
+    players: Option<&Bound<'_, PyAny>>,
+    config: Option<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+    shard: Option<(u64, u64)>,
+    threads: Option<&Bound<'_, PyAny>>,
+    fixed_seats: bool,
+) -> PyResult<String> {
+    use boardgame_cli::{games::GameName, simulate};
+    let name = GameName::from_cli_name(game)
+        .ok_or_else(|| value_error(format!("unknown game `{game}` (games: {})", ENGINE_NAMES.join(", "))))?;
+    let shard = shard.map(|(i, k)| simulate::Shard::new(i, k)).transpose().map_err(value_error)?;
+    let players = match players {
+        Some(p) if !p.is_none() => Some(uint_arg(p, "players")?),
+        _ => None,
+    };
+    let threads = threads_arg(threads)?;
+    let spec = simulate::SimSpec {
+        game: name,
+        players,
+        config,
+        games: uint_arg(games, "games")?,
+        agents: agents.to_string(),
+        seed: seed.map(seed_arg).transpose()?.unwrap_or(0),
+        threads,
+        shard,
+        fixed_seats,
+    };
+    let results = py.detach(move || simulate::simulate_spec(&spec, false)).map_err(|e| value_error(e.message()))?;
+    Ok(simulate::to_json(&results))
+}
+
+/// Merges `simulate_json` results exactly as `boardgame merge --json`
+/// does: every statistic added, the seed ranges joined; refused (with
+/// `ValueError`) for results of different experiments or overlapping seeds.
+#[pyfunction]
+fn merge_results(results: Vec<String>) -> PyResult<String> {
+    use boardgame_cli::simulate;
+    let mut acc: Option<simulate::SimResults> = None;
+    for (i, text) in results.iter().enumerate() {
+        let r = simulate::parse_results(text).map_err(|e| value_error(format!("result {i}: {e}")))?;
+        match &mut acc {
+            None => acc = Some(r),
+            Some(a) => simulate::merge_into(a, &r).map_err(|e| value_error(format!("result {i}: {e}")))?,
+        }
+    }
+    acc.map(|r| simulate::to_json(&r)).ok_or_else(|| value_error("no results to merge"))
+}
+
 /// The native module.
 #[pymodule]
 fn _boardgames(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_engine_classes(m)?;
     m.add_class::<Rng>()?;
+    m.add_class::<VectorCoreObj>()?;
+    m.add("InvalidActionError", m.py().get_type::<InvalidActionError>())?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;
     m.add_function(wrap_pyfunction!(from_record, m)?)?;
     m.add_function(wrap_pyfunction!(registered_games, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_results, m)?)?;
     m.add("CHANCE_STREAM", CHANCE_STREAM)?;
     m.add("AGENT_STREAM_BASE", AGENT_STREAM_BASE)?;
     m.add("CHANCE_PLAYER", core::CHANCE_PLAYER)?;

@@ -1,0 +1,85 @@
+"""boardgames.distributed: shards played as Ray tasks and merged equal the
+single-machine `boardgame simulate --json` of the same arguments."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from boardgames import _boardgames, distributed
+
+
+def binary_json(binary, game, games, agents, seed, players=None, config=None, shard=None):
+    cmd = [binary, "simulate", game, "--games", str(games), "--agents", agents, "--seed", str(seed), "--json", "-q"]
+    if players is not None:
+        cmd += ["--players", str(players)]
+    if config is not None:
+        cmd += ["--config", json.dumps(config)]
+    if shard is not None:
+        cmd += ["--shard", f"{shard[0]}/{shard[1]}"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+# Small runs: the suite runs on a debug build.
+RUNS = [
+    dict(game="korovan", games=24, agents="heuristic,random", seed=5, players=4),
+    dict(game="caravan", games=10, agents="random", seed=3, players=3, config={"max_turns": 30}),
+]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda r: r["game"])
+def test_local_shards_are_the_binary_shards(binary, run):
+    """Without Ray: one shard from Python is the binary's shard file, and the
+    merge of all shards is the binary's unsharded result."""
+    whole = binary_json(binary, **run)
+    assert distributed.simulate_local(**run) == whole
+    k = 3
+    parts = [distributed.simulate_local(**run, shard=(i, k)) for i in range(k)]
+    assert parts[1] == binary_json(binary, **run, shard=(1, k))
+    merged = json.loads(_boardgames.merge_results([json.dumps(p) for p in parts]))
+    assert merged == whole
+    # overlapping shards are refused, as `boardgame merge` refuses them
+    with pytest.raises(ValueError, match="overlap"):
+        _boardgames.merge_results([json.dumps(parts[0]), json.dumps(parts[0])])
+
+
+def test_bad_arguments_are_value_errors():
+    with pytest.raises(ValueError, match="unknown game"):
+        distributed.simulate_local("chess", games=1)
+    with pytest.raises(ValueError, match="unknown agent"):
+        distributed.simulate_local("korovan", games=1, agents="randy")
+    with pytest.raises(ValueError, match="unknown field"):
+        distributed.simulate_local("caravan", games=1, config={"max_turn": 3})
+    with pytest.raises(ValueError):
+        distributed.simulate_local("korovan", games=1, shard=(2, 2))
+    with pytest.raises(ValueError, match="no results"):
+        _boardgames.merge_results([])
+
+
+@pytest.fixture(scope="module")
+def ray_local():
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("BOARDGAMES_REQUIRE_RAY"):
+            pytest.fail("ray is not installed (pip install './python[ray]')")
+        pytest.skip("ray is not installed (the `ray` extra)")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_run_equals_the_binary(binary, ray_local):
+    for run in RUNS:
+        want = binary_json(binary, **run)
+        for shards in (1, 3):
+            assert distributed.simulate(**run, shards=shards) == want, (run, shards)
+    # more shards than games: some shards are empty, the merge is the same
+    run = dict(game="korovan", games=3, agents="random", seed=7, players=3)
+    assert distributed.simulate(**run, shards=5) == binary_json(binary, **run)
+    # the default: one shard per CPU
+    assert distributed.simulate(**run) == binary_json(binary, **run)
+    with pytest.raises(ValueError, match="unknown agent"):
+        distributed.simulate("korovan", games=4, agents="randy")
