@@ -5,14 +5,12 @@
 //! This module names no error type of the command's root: it returns its
 //! own [`Failure`], which the root maps to an exit code.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use boardgame_kit::{AgentSpec, Bots, Entrant, Game};
 use boardgame_lab::{LabError, LabGame, LabResults, Study, Sweep, entrants_for, run_study, set_path, write_report};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
 use crate::games::{CliGame, GameName, with_game};
@@ -207,17 +205,7 @@ fn study<G: CliGame + LabGame>(args: &BalanceArgs) -> Result<(LabResults, u64), 
     let cells = boardgame_lab::grid::<G>(&study.base, &study.sweeps)?.len() as u64;
     let worth_units = if args.worth { worth_seeds.end - worth_seeds.start } else { 0 };
     let total = cells * (seeds.end - seeds.start) + worth_units;
-    let bar = if !args.quiet && std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(total);
-        let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})")
-            .map(|s| s.progress_chars("=> "))
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
-        bar.set_style(style);
-        bar.set_prefix(G::CLI_NAME);
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = boardgame_cli::simulate::progress_bar(total, G::CLI_NAME, args.quiet);
     let make = |players: usize| entrants_for::<G, AgentSpec>(&specs, players, &|&s| entrant::<G>(s));
     let results = run_study(&study, &make, &|| bar.inc(1))?;
     bar.finish_and_clear();

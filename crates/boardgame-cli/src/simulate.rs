@@ -380,17 +380,7 @@ fn simulate<G: CliGame>(args: &SimSpec, progress: bool) -> Result<SimResults, Cl
     let seeds = shard_range(args.seed, args.games, args.shard)?;
     let arena = Arena::<G>::new(config.clone()).rotate_seats(!args.fixed_seats);
 
-    let bar = if progress && std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(u64::try_from(seeds.end - seeds.start).unwrap_or(u64::MAX));
-        let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})")
-            .map(|s| s.progress_chars("=> "))
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
-        bar.set_style(style);
-        bar.set_prefix(G::CLI_NAME);
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress_bar(u64::try_from(seeds.end - seeds.start).unwrap_or(u64::MAX), G::CLI_NAME, !progress);
     let extra = Mutex::new(Extra {
         by_seat: (0..seats).map(|s| EntrantStats { name: format!("seat {s}"), ..Default::default() }).collect(),
         progress_sum: 0,
@@ -709,6 +699,21 @@ pub fn merge(args: MergeArgs) -> Result<(), CliError> {
         write!(out, "{}", table(&r))?;
     }
     Ok(())
+}
+
+/// A progress bar of `len` games on stderr, named `prefix`; hidden when
+/// `quiet` or when stderr is no terminal (so logs and pipes stay clean).
+pub fn progress_bar(len: u64, prefix: &'static str, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})")
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_prefix(prefix);
+    bar
 }
 
 #[cfg(test)]
