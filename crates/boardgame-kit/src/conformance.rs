@@ -279,6 +279,23 @@ pub fn check_with<G: Game>(config: &G::Config, options: &Options) -> Result<Conf
                     }
                 }
             }
+            // a public observation (if the game has one) cannot tell apart
+            // the actions hidden from spectators
+            let mut first_public: Option<(G::Action, Option<G::Observation>)> = None;
+            for &a in list.iter().filter(|&&a| state.view_action(Viewer::Spectator, a).is_none()) {
+                let mut child = state.clone();
+                child.apply_unchecked(a);
+                let public = child.public_observation();
+                match &first_public {
+                    None => first_public = Some((a, public)),
+                    Some((b, first)) if *first != public => {
+                        return Err(err(format!(
+                            "{a} and {b} are both hidden from spectators but lead to different public observations"
+                        )));
+                    }
+                    Some(_) => {}
+                }
+            }
             for seat in 0..n {
                 let mut first_hidden: Option<(G::Action, G::Observation)> = None;
                 for &a in list.iter().filter(|&&a| state.view_action(Viewer::Seat(seat), a).is_none()) {

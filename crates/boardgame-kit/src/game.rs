@@ -436,6 +436,14 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
     /// When `seat` is not a seat of this game.
     fn observation(&self, seat: usize) -> Result<Self::Observation, Self::Error>;
 
+    /// What a spectator may know, as an observation, where the game has one:
+    /// in a game of perfect information every seat's observation holds only
+    /// public knowledge, so it is the spectator's too. `None` (the default)
+    /// when every observation holds some seat's private knowledge.
+    fn public_observation(&self) -> Option<Self::Observation> {
+        None
+    }
+
     /// The shape of the observation tensor for `config` (its product is
     /// [`Game::observation_tensor_len`]).
     fn observation_tensor_shape(config: &Self::Config) -> Vec<usize>;

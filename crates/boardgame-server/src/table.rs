@@ -174,7 +174,8 @@ struct View<'a, G: ServedGame> {
     turn: TurnView,
     /// The bot seat thinking now.
     thinking: Option<usize>,
-    /// The kit's observation of the viewer's seat (`None` in the public view).
+    /// The kit's observation of the viewer's seat; in the public view the
+    /// game's public observation (Caravan's whole board), or `None`.
     observation: Option<G::Observation>,
     log: Vec<LogView>,
     /// Legal actions, when it is the viewer's turn.
@@ -319,7 +320,11 @@ impl<G: ServedGame> TableCell<G> {
                 .collect(),
             turn: turn_view(turn),
             thinking: inner.thinking,
-            observation: seat.and_then(|s| state.observation(s).ok()),
+            observation: match seat {
+                Some(s) => state.observation(s).ok(),
+                // a spectator: the public observation, where the game has one
+                None => state.public_observation(),
+            },
             log,
             legal,
             outcome: outcome_view(state.outcome()),

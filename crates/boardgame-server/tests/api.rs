@@ -76,9 +76,15 @@ async fn create_view_and_act() {
     let (st, r) = s.act(id, Some(&t0), json!({ "action": end_id })).await;
     assert_eq!(st, StatusCode::OK, "{r}");
     let public = s.view(id, None).await.1;
-    assert!(public["observation"].is_null(), "the public view has no seat's observation");
+    // C-8.1: Caravan hides nothing, so a spectator sees the whole board
+    let seat0 = s.view(id, Some(&t0)).await.1;
+    assert!(public["observation"]["position"].is_object(), "{public}");
+    assert_eq!(public["observation"]["position"], seat0["observation"]["position"]);
     assert!(public["legal"].as_array().unwrap().is_empty());
     assert!(public["seat"].is_null());
+    // Korovan's observations all hold a seat's secrets: no board for spectators
+    let (kid, _) = korovan_table(&s).await;
+    assert!(s.view(&kid, None).await.1["observation"].is_null(), "the public view has no seat's observation");
     s.stop().await;
 }
 

@@ -106,6 +106,12 @@ impl Game for Caravan {
         Ok(self.observe(seat))
     }
 
+    /// C-8.1: every seat sees the whole position, so seat 0's observation is
+    /// the spectator's.
+    fn public_observation(&self) -> Option<CaravanObservation> {
+        Some(self.observe(0))
+    }
+
     fn observation_tensor_shape(_: &CaravanConfig) -> Vec<usize> {
         vec![TENSOR_LEN]
     }
