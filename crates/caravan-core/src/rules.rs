@@ -262,18 +262,23 @@ impl Caravan {
         let mut goods = [(0u32, 0u64); MAX_CAMELS];
         let mut sets = 0;
         let mut good_count = 0;
-        if un != 0 {
-            let mine = self.occ[p];
+        let mine = self.occ[p];
+        // every chain holding an unladen camel, in one multi-source flood
+        let reach = if un != 0 && self.laden[p] != 0 { flood(mine, un) } else { 0 };
+        if reach & self.laden[p] != 0 {
             let mut chains = [0u64; MAX_CAMELS];
             let mut n_chains = 0;
-            let mut rest = un;
-            let mut reach = 0u64;
-            while rest != 0 && n_chains < MAX_CAMELS {
-                let chain = flood(mine, rest & rest.wrapping_neg());
-                chains[n_chains] = chain;
-                n_chains += 1;
-                reach |= chain;
-                rest &= !chain;
+            if un & un.wrapping_sub(1) == 0 {
+                chains[0] = reach; // one unladen square: one chain
+                n_chains = 1;
+            } else {
+                let mut rest = un;
+                while rest != 0 && n_chains < MAX_CAMELS {
+                    let chain = flood(mine, rest & rest.wrapping_neg());
+                    chains[n_chains] = chain;
+                    n_chains += 1;
+                    rest &= !chain;
+                }
             }
             // laden camels on the reached chains (a square may hold both)
             {
@@ -328,7 +333,7 @@ impl Caravan {
                 }
             }
         }
-        let pick_count = picks.count_ones();
+        let pick_count = if picks == 0 { 0 } else { picks.count_ones() };
         let total = moves + pick_count + good_count + steal_count as u32 + 1;
         let mut i = rng.index(total as usize) as u32;
         if i < moves {
@@ -337,7 +342,12 @@ impl Caravan {
                     (SUPPLY_FROM, i)
                 } else {
                     let i = i - u32::from(supply) * SQUARES as u32;
-                    let s = nth_bit(un, i / (SQUARES as u32 - 1));
+                    // the (i / 48)-th of at most 6 unladen squares
+                    let mut rest = un;
+                    for _ in 0..i / (SQUARES as u32 - 1) {
+                        rest &= rest.wrapping_sub(1);
+                    }
+                    let s = rest.trailing_zeros();
                     let t = i % (SQUARES as u32 - 1);
                     (s, t + u32::from(t >= s))
                 }

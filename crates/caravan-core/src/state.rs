@@ -94,6 +94,9 @@ pub struct Caravan {
     /// Per player, the squares holding a camel with a good on top (derived
     /// from `camels` like `occ` and `unladen`): what C-5.5 can steal.
     pub(crate) tops: [u64; MAX_PLAYERS],
+    /// Per player, the squares holding a laden camel (a good on top or
+    /// under; derived from `camels`): where C-5.3 moves start.
+    pub(crate) laden: [u64; MAX_PLAYERS],
     pub(crate) supply: [u8; MAX_PLAYERS],
     /// `0` for an empty space, `1 + kind` for a good lying there.
     pub(crate) lying: [u8; SPACES],
@@ -131,6 +134,7 @@ impl Caravan {
             occ: [0; MAX_PLAYERS],
             unladen: [0; MAX_PLAYERS],
             tops: [0; MAX_PLAYERS],
+            laden: [0; MAX_PLAYERS],
             supply: [0; MAX_PLAYERS],
             lying: [0; SPACES],
             lying_at: 0,
@@ -157,7 +161,7 @@ impl Caravan {
     /// Recomputes the bitboards and supply count of player `p` from its keys.
     #[inline]
     pub(crate) fn refresh(&mut self, p: usize) {
-        let (mut occ, mut un, mut tops, mut sup) = (0u64, 0u64, 0u64, 0u8);
+        let (mut occ, mut un, mut tops, mut laden, mut sup) = (0u64, 0u64, 0u64, 0u64, 0u8);
         for &k in &self.camels[p] {
             let loc = k >> 8;
             if loc < SUPPLY_LOC {
@@ -165,8 +169,11 @@ impl Caravan {
                 occ |= bit;
                 match k & 0xFF {
                     0 => un |= bit,
-                    1..=8 => tops |= bit,
-                    _ => {}
+                    1..=8 => {
+                        tops |= bit;
+                        laden |= bit;
+                    }
+                    _ => laden |= bit,
                 }
             } else if loc == SUPPLY_LOC {
                 sup += 1;
@@ -177,6 +184,7 @@ impl Caravan {
         self.occ[p] = occ;
         self.unladen[p] = un;
         self.tops[p] = tops;
+        self.laden[p] = laden;
         self.supply[p] = sup;
     }
 
