@@ -7,6 +7,13 @@
 //! player decision; **middle** — the first player decision at or after half
 //! the game's length; **late** — the first at or after 90% of it.
 //!
+//! Uniform random Caravan games are crowded boards that never end naturally
+//! (they run to the turn limit), so Caravan also has the positions of
+//! heuristic-driven games (`caravan-heuristic/<players>`): every seat plays
+//! `CaravanHeuristic`, chance from `GameRng::new(1).child(0)`; the game ends
+//! naturally (C-7.1) with goods moving and delivered, and is cut at the same
+//! three points (no playout bench).
+//!
 //! **random_playout/G** plays the uniform random games of the seeds `0..G`
 //! from the initial state per iteration (64 for Korovan, 8 for Caravan); its
 //! throughput is their exact total of actions, chance included.
@@ -16,8 +23,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use boardgames::caravan::{Caravan, CaravanConfig};
-use boardgames::kit::{Game, GameRng, Turn, perft, playout, sample_chance};
+use boardgames::caravan::{Caravan, CaravanConfig, CaravanHeuristic, EndKind};
+use boardgames::kit::{Agent, Game, GameRng, Turn, perft, playout, sample_chance};
 use boardgames::korovan::{Korovan, KorovanConfig};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 
@@ -45,9 +52,37 @@ fn game_states<G: Game>(config: &G::Config, seed: u64) -> Vec<G> {
     states
 }
 
+/// The heuristic-driven Caravan game of `seed` (every seat
+/// `CaravanHeuristic`, chance from `GameRng::new(seed).child(0)`), as the
+/// list of states before each action.
+fn heuristic_states(config: &CaravanConfig, seed: u64) -> Vec<Caravan> {
+    let mut state = Caravan::new_game(config).expect("bench configs are valid");
+    let root = GameRng::new(seed);
+    let mut chance = root.child(0);
+    let mut pick = root.child(1);
+    let mut bot = CaravanHeuristic::new();
+    let mut chances = Default::default();
+    let mut states = Vec::new();
+    loop {
+        states.push(state);
+        let a = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Chance => sample_chance(&state, &mut chance, &mut chances).expect("chance node has outcomes"),
+            Turn::Player(seat) => bot.act(&state, seat, &mut pick),
+        };
+        state.apply(a).expect("the heuristic plays legal actions");
+    }
+    states
+}
+
 /// Opening, middle and late positions (player decisions) of seed 1's game.
 fn positions<G: Game>(config: &G::Config) -> [(&'static str, G); 3] {
-    let states = game_states::<G>(config, 1);
+    cut(game_states::<G>(config, 1))
+}
+
+/// Opening, middle and late positions (player decisions) of a game given
+/// as its states.
+fn cut<G: Game>(states: Vec<G>) -> [(&'static str, G); 3] {
     let at = |from: usize| {
         states[from.min(states.len() - 1)..]
             .iter()
@@ -85,8 +120,38 @@ fn bench_engine<G: Game>(
     let positions = positions::<G>(&config);
     let mut group = c.benchmark_group(label);
     group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    bench_positions(&mut group, &config, &positions, perft_depths);
+    // full random playouts: every action counted, chance included; one
+    // iteration plays the whole set of seeded games, whose exact total of
+    // actions is the throughput
+    let start = G::new_game(&config).expect("valid");
+    let total = playout_set_actions(&start, playout_games);
+    group.throughput(Throughput::Elements(total));
+    group.sampling_mode(SamplingMode::Flat);
+    group.bench_with_input(BenchmarkId::new("random_playout", playout_games), &start, |b, start| {
+        b.iter(|| {
+            let mut actions = 0u64;
+            for seed in 0..playout_games {
+                let mut s = start.clone();
+                actions += playout(&mut s, &mut GameRng::new(seed), usize::MAX) as u64;
+            }
+            assert_eq!(actions, total, "the playout set is deterministic");
+            black_box(actions)
+        })
+    });
+    group.finish();
+}
+
+/// The per-position benchmarks (legal actions, clone, apply, observation
+/// tensor, perft) of `positions`, in `group`.
+fn bench_positions<G: Game>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    config: &G::Config,
+    positions: &[(&'static str, G)],
+    perft_depths: &[usize],
+) {
     let mut list = G::ActionList::default();
-    for (name, state) in &positions {
+    for (name, state) in positions {
         group.throughput(Throughput::Elements(1));
         group.bench_with_input(BenchmarkId::new("legal_actions", name), state, |b, s| {
             b.iter(|| {
@@ -109,7 +174,7 @@ fn bench_engine<G: Game>(
         group.bench_with_input(BenchmarkId::new("apply_unchecked", name), state, |b, s| {
             b.iter_batched_ref(|| s.clone(), |t| t.apply_unchecked(black_box(action)), criterion::BatchSize::SmallInput)
         });
-        let mut tensor = vec![0f32; G::observation_tensor_len(&config)];
+        let mut tensor = vec![0f32; G::observation_tensor_len(config)];
         group.bench_with_input(BenchmarkId::new("observation_tensor", name), state, |b, s| {
             b.iter(|| black_box(s.write_observation_tensor(0, &mut tensor)))
         });
@@ -121,25 +186,6 @@ fn bench_engine<G: Game>(
             });
         }
     }
-    // full random playouts: every action counted, chance included; one
-    // iteration plays the whole set of seeded games, whose exact total of
-    // actions is the throughput
-    let start = G::new_game(&config).expect("valid");
-    let total = playout_set_actions(&start, playout_games);
-    group.throughput(Throughput::Elements(total));
-    group.sampling_mode(SamplingMode::Flat);
-    group.bench_with_input(BenchmarkId::new("random_playout", playout_games), &start, |b, start| {
-        b.iter(|| {
-            let mut actions = 0u64;
-            for seed in 0..playout_games {
-                let mut s = start.clone();
-                actions += playout(&mut s, &mut GameRng::new(seed), usize::MAX) as u64;
-            }
-            assert_eq!(actions, total, "the playout set is deterministic");
-            black_box(actions)
-        })
-    });
-    group.finish();
 }
 
 fn korovan(c: &mut Criterion) {
@@ -153,6 +199,17 @@ fn caravan(c: &mut Criterion) {
     for players in [2, 3, 4] {
         let config = CaravanConfig { players, ..CaravanConfig::default() };
         bench_engine::<Caravan>(c, &format!("caravan/{players}"), config, &[1, 2], 8);
+    }
+    // heuristic-driven games: natural ends, goods moving (C-5.3, C-7.1)
+    for players in [2, 3, 4] {
+        let config = CaravanConfig { players, ..CaravanConfig::default() };
+        let states = heuristic_states(&config, 1);
+        assert_eq!(states.last().and_then(|s| s.end_kind()), Some(EndKind::Natural), "{players} players");
+        let positions = cut(states);
+        let mut group = c.benchmark_group(format!("caravan-heuristic/{players}"));
+        group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+        bench_positions(&mut group, &config, &positions, &[1, 2]);
+        group.finish();
     }
 }
 

@@ -71,7 +71,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         out,
         "playout: uniformly random games from the start, every action counted (chance included); \
          legal/apply/clone: per call over states sampled from such games; apply = clone+apply_unchecked minus clone; \
-         ismcts: iterations per second of the kit's IsMctsAgent (random rollouts to the end) from those states"
+         ismcts: iterations per second of the kit's IsMctsAgent (random rollouts to the end) over a fixed set \
+         of 16 of those states, searched in whole passes"
     )?;
     Ok(())
 }
@@ -105,6 +106,18 @@ const SAMPLE_GAMES: u64 = 32;
 const MAX_POSITIONS: usize = 4096;
 /// Iterations per ISMCTS move in the search-speed measurement.
 const ISMCTS_ITERATIONS: u64 = 100;
+/// Decision states in the fixed set the search speed is measured on.
+const ISMCTS_POSITIONS: usize = 16;
+
+/// The fixed set of the ISMCTS column: [`ISMCTS_POSITIONS`] decision states
+/// evenly spaced through `decisions` (all of them when there are fewer).
+fn ismcts_positions<G: Clone>(decisions: &[G]) -> Vec<G> {
+    let n = decisions.len();
+    if n <= ISMCTS_POSITIONS {
+        return decisions.to_vec();
+    }
+    (0..ISMCTS_POSITIONS).map(|i| decisions[i * n / ISMCTS_POSITIONS].clone()).collect()
+}
 
 fn bench<G: CliGame>(players: usize, budget: Duration) -> Result<Row, CliError> {
     let config = build_config::<G>(Some(players), None)?;
@@ -162,15 +175,21 @@ fn bench<G: CliGame>(players: usize, budget: Duration) -> Result<Row, CliError> 
         s.apply_unchecked(*a);
         black_box(&s);
     });
-    // Information-set MCTS from the sampled decision states, in turn.
+    // Information-set MCTS over a fixed set of decision states: the same
+    // ISMCTS_POSITIONS states, evenly spaced through the sample, searched in
+    // whole passes (at least one; more while the budget lasts), so a slower
+    // machine measures the same mix of positions, never a cut cycle.
+    let ismcts_set = ismcts_positions(&decisions);
     let mut agent = IsMctsAgent::<G>::with_iterations(ISMCTS_ITERATIONS);
     let mut rng = GameRng::new(2);
     let start = Instant::now();
-    for state in decisions.iter().cycle().take(decisions.len().max(1) * 1000) {
-        if let Turn::Player(seat) = state.turn() {
-            black_box(agent.act(state, seat, &mut rng));
+    loop {
+        for state in &ismcts_set {
+            if let Turn::Player(seat) = state.turn() {
+                black_box(agent.act(state, seat, &mut rng));
+            }
         }
-        if start.elapsed() >= budget {
+        if start.elapsed() >= budget || ismcts_set.is_empty() {
             break;
         }
     }
@@ -184,4 +203,21 @@ fn bench<G: CliGame>(players: usize, budget: Duration) -> Result<Row, CliError> 
         clone_ns,
         ismcts_per_sec,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ismcts_set_is_fixed_by_the_sample_alone() {
+        let many: Vec<usize> = (0..100).collect();
+        let set = ismcts_positions(&many);
+        assert_eq!(set.len(), ISMCTS_POSITIONS);
+        assert_eq!(set, [0, 6, 12, 18, 25, 31, 37, 43, 50, 56, 62, 68, 75, 81, 87, 93]);
+        assert_eq!(ismcts_positions(&many), set);
+        let few: Vec<usize> = (0..5).collect();
+        assert_eq!(ismcts_positions(&few), few);
+        assert!(ismcts_positions::<usize>(&[]).is_empty());
+    }
 }

@@ -70,6 +70,29 @@ pub(crate) fn flood(set: u64, from: u64) -> u64 {
     }
 }
 
+/// The index of the `n`-th set bit of `mask` (counting from 0, lowest
+/// first): `Bits(mask).nth(n)` without walking the lower bits one by one.
+/// Returns 64 when `mask` has no more than `n` set bits.
+#[inline]
+pub(crate) fn nth_bit(mut mask: u64, mut n: u32) -> u32 {
+    let mut base = 0;
+    for width in [32u32, 16, 8] {
+        let low = mask & ((1u64 << width) - 1);
+        let c = low.count_ones();
+        if n >= c {
+            n -= c;
+            mask >>= width;
+            base += width;
+        } else {
+            mask = low;
+        }
+    }
+    for _ in 0..n.min(8) {
+        mask &= mask.wrapping_sub(1);
+    }
+    if mask == 0 { 64 } else { base + mask.trailing_zeros() }
+}
+
 /// Iterates the indices of the set bits of a bitboard, lowest first.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bits(pub u64);
@@ -262,6 +285,17 @@ mod tests {
         assert_eq!(flood(a | diag, a), a);
         let below = Square::new(4, 6).unwrap().bit();
         assert_eq!(flood(a | below | diag, a), a | below | diag);
+    }
+
+    #[test]
+    fn nth_bit_is_the_nth_of_the_set_bits() {
+        let masks = [0u64, 1, FULL, 0x8000_0000_0000_0001, 0x00F0_0F00_F00F_0FF0, 0xDEAD_BEEF_0BAD_F00D, u64::MAX];
+        for m in masks {
+            let bits: Vec<u32> = Bits(m).map(u32::from).collect();
+            for n in 0..66 {
+                assert_eq!(nth_bit(m, n), bits.get(n as usize).copied().unwrap_or(64), "{m:#x} {n}");
+            }
+        }
     }
 
     #[test]

@@ -64,6 +64,19 @@ impl Game for Caravan {
         self.chances(out);
     }
 
+    /// Counts the legal actions per source and decodes the drawn one
+    /// (exactly the listed draw, without writing the list).
+    #[inline]
+    fn random_legal_action(&self, rng: &mut GameRng) -> Option<Action> {
+        self.random_decision(rng)
+    }
+
+    /// The listed draw of a cube from the bag, without the list.
+    #[inline]
+    fn sample_chance_outcome(&self, rng: &mut GameRng) -> Option<Action> {
+        self.sample_draw(rng)
+    }
+
     fn validate(&self, action: Action) -> Result<(), CaravanError> {
         self.check(action).map_err(|reason| CaravanError::Illegal { action, reason })
     }

@@ -4,13 +4,13 @@
 //! and the outcome (C-7.3..C-7.5). The code here cites the rule ids of
 //! `docs/rules/caravan.md`.
 
-use boardgame_kit::{ActionBuffer, ChanceOutcome, Outcome, Turn};
+use boardgame_kit::{ActionBuffer, ChanceOutcome, GameRng, Outcome, Turn};
 
 use crate::action::{Act, Action, ActionList, ChanceList, Decoded, SUPPLY_FROM, action_space};
-use crate::board::{Bits, FULL, KINDS, Kind, SPACES, flood};
+use crate::board::{Bits, FULL, KINDS, Kind, SPACES, SQUARES, flood, nth_bit};
 use crate::config::CaravanConfig;
 use crate::error::IllegalReason;
-use crate::state::{Caravan, Cargo, EndKind, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
+use crate::state::{Caravan, Cargo, EndKind, MAX_CAMELS, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
 
 /// C-4.1: the allowance of the `t`-th turn, `min(t + 1, 4)`.
 #[inline]
@@ -130,9 +130,11 @@ impl Caravan {
             }
         }
         // C-5.2
-        for i in 0..SPACES {
-            if self.lying[i] != 0 && un & (1u64 << (self.config.board.spaces[i] & 63)) != 0 {
-                out.push(Action::pick_at(i));
+        if self.lying_at & un != 0 {
+            for i in 0..SPACES {
+                if self.lying[i] != 0 && un & (1u64 << (self.config.board.spaces[i] & 63)) != 0 {
+                    out.push(Action::pick_at(i));
+                }
             }
         }
         // C-5.3: each distinct (square, good, position) of a laden camel.
@@ -165,7 +167,7 @@ impl Caravan {
         // C-5.5
         if self.theft[p] > 0 {
             for q in 0..usize::from(self.config.players) {
-                if q == p || self.occ[q] & un == 0 {
+                if q == p || self.tops[q] & un == 0 {
                     continue;
                 }
                 let mut prev = NO_CAMEL;
@@ -183,6 +185,200 @@ impl Caravan {
             }
         }
         out.push(Action::END);
+    }
+
+    /// A chance outcome drawn by its weights (C-3.1, C-6.1: a cube from the
+    /// bag): exactly what [`boardgame_kit::sample_chance`] draws from the
+    /// list [`Caravan::chances`] writes — the same 64-bit draw over the total
+    /// weight, the same walk over the kinds in index order — without the
+    /// list. `None` (and no draw) unless a draw is pending.
+    pub(crate) fn sample_draw(&self, rng: &mut GameRng) -> Option<Action> {
+        if self.end.is_some() || self.pending == 0 {
+            return None;
+        }
+        let total: u64 = self.bag.iter().map(|&n| u64::from(n)).sum();
+        if total == 0 {
+            return None;
+        }
+        let mut r = rng.below_u64(total);
+        for (k, &n) in self.bag.iter().enumerate() {
+            let w = u64::from(n);
+            if r < w {
+                return Some(Action::draw_at(k));
+            }
+            r -= w;
+        }
+        None
+    }
+
+    /// A uniformly random legal action: exactly `list[rng.index(list.len())]`
+    /// of the list [`Caravan::generate`] writes (the same action, the same
+    /// draws), without writing it. The legal actions are counted per source
+    /// in the order `generate` lists them — camel moves (C-5.1), pick-ups
+    /// (C-5.2), moves of goods (C-5.3), steals (C-5.5), `end` — the index is
+    /// drawn over their total, and only the index-th action is decoded.
+    /// `None` (and no draw) when nothing is legal.
+    pub(crate) fn random_decision(&self, rng: &mut GameRng) -> Option<Action> {
+        if self.end.is_some() {
+            return None;
+        }
+        if self.pending != 0 {
+            // the listed draws, one per kind still in the bag
+            let mut kinds = 0u64;
+            for (k, &n) in self.bag.iter().enumerate() {
+                kinds |= u64::from(n > 0) << k;
+            }
+            if kinds == 0 {
+                return None;
+            }
+            let i = rng.index(kinds.count_ones() as usize) as u32;
+            return Some(Action::draw_at(nth_bit(kinds, i) as usize));
+        }
+        let p = self.to_move();
+        let un = self.unladen[p];
+        let supply = self.supply[p] > 0;
+        // C-5.1: with two actions left, 49 targets from the supply and 48
+        // from a square; with one, the free squares from every source.
+        let two = self.left >= 2;
+        let free = FULL & !self.occupied();
+        let squares = un.count_ones();
+        let moves = if two {
+            u32::from(supply) * SQUARES as u32 + squares * (SQUARES as u32 - 1)
+        } else {
+            (squares + u32::from(supply)) * free.count_ones()
+        };
+        // C-5.2: only where a good lies under an unladen camel of the mover
+        let mut picks = 0u64;
+        let can_pick = self.lying_at & un;
+        if can_pick != 0 {
+            // a valid board has its spaces on distinct squares
+            for (i, &sq) in self.config.board.spaces.iter().enumerate() {
+                picks |= ((can_pick >> (sq & 63)) & 1) << i;
+            }
+        }
+        // C-5.3: the goods of a chain reach its unladen camels. One flood
+        // per chain holding an unladen camel; then, per distinct laden key
+        // on such a chain (in `generate`'s order), its first id and targets.
+        let mut goods = [(0u32, 0u64); MAX_CAMELS];
+        let mut sets = 0;
+        let mut good_count = 0;
+        let mine = self.occ[p];
+        // every chain holding an unladen camel, in one multi-source flood
+        let reach = if un != 0 && self.laden[p] != 0 { flood(mine, un) } else { 0 };
+        if reach & self.laden[p] != 0 {
+            let mut chains = [0u64; MAX_CAMELS];
+            let mut n_chains = 0;
+            if un & un.wrapping_sub(1) == 0 {
+                chains[0] = reach; // one unladen square: one chain
+                n_chains = 1;
+            } else {
+                let mut rest = un;
+                while rest != 0 && n_chains < MAX_CAMELS {
+                    let chain = flood(mine, rest & rest.wrapping_neg());
+                    chains[n_chains] = chain;
+                    n_chains += 1;
+                    rest &= !chain;
+                }
+            }
+            // laden camels on the reached chains (a square may hold both)
+            {
+                let mut prev = NO_CAMEL;
+                for &key in &self.camels[p] {
+                    let loc = key >> 8;
+                    if loc >= SUPPLY_LOC {
+                        break;
+                    }
+                    let cargo = key & 0xFF;
+                    let bit = 1u64 << loc;
+                    if cargo == 0 || key == prev || reach & bit == 0 {
+                        continue;
+                    }
+                    prev = key;
+                    let chain = chains[..n_chains].iter().copied().find(|c| c & bit != 0).unwrap_or(0);
+                    let under = cargo >= 9;
+                    let mut t = chain & un;
+                    if !under {
+                        t &= !bit; // a good on top cannot stay in its square
+                    }
+                    if t != 0 && sets < MAX_CAMELS {
+                        goods[sets] = (Action::goods_from(u32::from(loc), u32::from((cargo - 1) & 7), under), t);
+                        sets += 1;
+                        good_count += t.count_ones();
+                    }
+                }
+            }
+        }
+        // C-5.5: only opponents with a good on top under an unladen camel
+        let mut steals = [Action::END; (MAX_PLAYERS - 1) * MAX_CAMELS];
+        let mut steal_count = 0;
+        if self.theft[p] > 0 {
+            for q in 0..usize::from(self.config.players) {
+                if q == p || self.tops[q] & un == 0 {
+                    continue;
+                }
+                let mut prev = NO_CAMEL;
+                for &key in &self.camels[q] {
+                    let loc = key >> 8;
+                    if loc >= SUPPLY_LOC {
+                        break;
+                    }
+                    let cargo = key & 0xFF;
+                    if (1..=8).contains(&cargo) && key != prev && un & (1u64 << loc) != 0 {
+                        prev = key;
+                        if let Some(slot) = steals.get_mut(steal_count) {
+                            *slot = Action::steal_at(q as u32, u32::from(loc), u32::from(cargo - 1));
+                            steal_count += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let pick_count = if picks == 0 { 0 } else { picks.count_ones() };
+        let total = moves + pick_count + good_count + steal_count as u32 + 1;
+        let mut i = rng.index(total as usize) as u32;
+        if i < moves {
+            let (from, to) = if two {
+                if supply && i < SQUARES as u32 {
+                    (SUPPLY_FROM, i)
+                } else {
+                    let i = i - u32::from(supply) * SQUARES as u32;
+                    // the (i / 48)-th of at most 6 unladen squares
+                    let mut rest = un;
+                    for _ in 0..i / (SQUARES as u32 - 1) {
+                        rest &= rest.wrapping_sub(1);
+                    }
+                    let s = rest.trailing_zeros();
+                    let t = i % (SQUARES as u32 - 1);
+                    (s, t + u32::from(t >= s))
+                }
+            } else {
+                let per = free.count_ones();
+                let (source, t) = (i / per, nth_bit(free, i % per));
+                let s = match (supply, source) {
+                    (true, 0) => SUPPLY_FROM,
+                    (true, n) => nth_bit(un, n - 1),
+                    (false, n) => nth_bit(un, n),
+                };
+                (s, t)
+            };
+            return Some(Action::raw(Action::moves_from(from) + to));
+        }
+        i -= moves;
+        if i < pick_count {
+            return Some(Action::pick_at(nth_bit(picks, i) as usize));
+        }
+        i -= pick_count;
+        if i < good_count {
+            for &(base, t) in &goods[..sets] {
+                let c = t.count_ones();
+                if i < c {
+                    return Some(Action::raw(base + nth_bit(t, i)));
+                }
+                i -= c;
+            }
+        }
+        i = i.saturating_sub(good_count);
+        Some(steals.get(i as usize).copied().unwrap_or(Action::END))
     }
 
     /// Checks `action` against the rules, saying why it is illegal.
@@ -275,6 +471,7 @@ impl Caravan {
                 let k = kind as usize % KINDS;
                 let i = self.pending.trailing_zeros() as usize % SPACES;
                 self.lying[i] = k as u8 + 1;
+                self.lying_at |= 1u64 << (self.config.board.spaces[i] & 63);
                 self.bag[k] = self.bag[k].saturating_sub(1);
                 self.bag_total = self.bag_total.saturating_sub(1);
                 self.pending &= self.pending.wrapping_sub(1);
@@ -296,6 +493,7 @@ impl Caravan {
                 let kind = u16::from(self.lying[i].saturating_sub(1));
                 self.replace(p, s << 8, (s << 8) | (1 + kind));
                 self.lying[i] = 0;
+                self.refresh_lying();
                 self.demand[p] = self.demand[p].saturating_add(self.space_markers[i]);
                 self.space_markers[i] = 0;
                 self.left = self.left.saturating_sub(1);

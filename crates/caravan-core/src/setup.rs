@@ -244,6 +244,7 @@ impl Caravan {
                 s.lying[i] = *k as u8 + 1;
             }
         }
+        s.refresh_lying();
         for k in 0..KINDS {
             count[k] += u32::from(setup.bag[k]);
             for p in 0..np {

@@ -91,9 +91,18 @@ pub struct Caravan {
     pub(crate) camels: [[u16; MAX_CAMELS]; MAX_PLAYERS],
     pub(crate) occ: [u64; MAX_PLAYERS],
     pub(crate) unladen: [u64; MAX_PLAYERS],
+    /// Per player, the squares holding a camel with a good on top (derived
+    /// from `camels` like `occ` and `unladen`): what C-5.5 can steal.
+    pub(crate) tops: [u64; MAX_PLAYERS],
+    /// Per player, the squares holding a laden camel (a good on top or
+    /// under; derived from `camels`): where C-5.3 moves start.
+    pub(crate) laden: [u64; MAX_PLAYERS],
     pub(crate) supply: [u8; MAX_PLAYERS],
     /// `0` for an empty space, `1 + kind` for a good lying there.
     pub(crate) lying: [u8; SPACES],
+    /// The squares of the numbered spaces with a good lying (derived from
+    /// `lying` and the board): where C-5.2 can pick up.
+    pub(crate) lying_at: u64,
     pub(crate) space_markers: [u8; SPACES],
     pub(crate) bag: [u8; KINDS],
     pub(crate) bag_total: u8,
@@ -124,8 +133,11 @@ impl Caravan {
             camels,
             occ: [0; MAX_PLAYERS],
             unladen: [0; MAX_PLAYERS],
+            tops: [0; MAX_PLAYERS],
+            laden: [0; MAX_PLAYERS],
             supply: [0; MAX_PLAYERS],
             lying: [0; SPACES],
+            lying_at: 0,
             space_markers: [0; SPACES],
             bag: crate::board::FULL_BAG,
             bag_total: 48,
@@ -149,21 +161,40 @@ impl Caravan {
     /// Recomputes the bitboards and supply count of player `p` from its keys.
     #[inline]
     pub(crate) fn refresh(&mut self, p: usize) {
-        let (mut occ, mut un, mut sup) = (0u64, 0u64, 0u8);
+        let (mut occ, mut un, mut tops, mut laden, mut sup) = (0u64, 0u64, 0u64, 0u64, 0u8);
         for &k in &self.camels[p] {
             let loc = k >> 8;
             if loc < SUPPLY_LOC {
-                occ |= 1u64 << loc;
-                if k & 0xFF == 0 {
-                    un |= 1u64 << loc;
+                let bit = 1u64 << loc;
+                occ |= bit;
+                match k & 0xFF {
+                    0 => un |= bit,
+                    1..=8 => {
+                        tops |= bit;
+                        laden |= bit;
+                    }
+                    _ => laden |= bit,
                 }
             } else if loc == SUPPLY_LOC {
                 sup += 1;
+            } else {
+                break; // the unused slots sort last
             }
         }
         self.occ[p] = occ;
         self.unladen[p] = un;
+        self.tops[p] = tops;
+        self.laden[p] = laden;
         self.supply[p] = sup;
+    }
+
+    /// Recomputes the bitboard `lying_at` from the goods lying.
+    pub(crate) fn refresh_lying(&mut self) {
+        let mut at = 0u64;
+        for (&v, &sq) in self.lying.iter().zip(&self.config.board.spaces) {
+            at |= u64::from(v != 0) << (sq & 63);
+        }
+        self.lying_at = at;
     }
 
     /// Replaces one camel key `old` of player `p` by `new`, keeping the keys

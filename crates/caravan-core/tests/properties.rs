@@ -92,6 +92,32 @@ proptest! {
         }
     }
 
+    /// The engine's fast draws (`random_legal_action` counts and decodes,
+    /// `sample_chance_outcome` walks the bag) are exactly the listed draws
+    /// of the kit's defaults — same action, same rng state after — at every
+    /// state of biased and uniform walks (natural ends, goods moving,
+    /// steals), chance nodes and the end included.
+    #[test]
+    fn fast_draws_are_the_listed_draws(players in 2u8..=4, seed: u64, steps in 0usize..400, bias in 0u32..=4) {
+        let w = walk(players, seed, steps, bias);
+        let mut chances = Default::default();
+        for (s, _) in &w {
+            let l = legal(s);
+            for k in 0..3u64 {
+                let mut fast = GameRng::new(seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let mut slow = fast.clone();
+                let drawn = s.random_legal_action(&mut fast);
+                let listed = l.get(slow.index(l.len())).copied();
+                prop_assert_eq!(drawn, listed);
+                prop_assert_eq!(&fast, &slow);
+                let drawn = s.sample_chance_outcome(&mut fast);
+                let listed = sample_chance(s, &mut slow, &mut chances);
+                prop_assert_eq!(drawn, listed);
+                prop_assert_eq!(&fast, &slow);
+            }
+        }
+    }
+
     #[test]
     fn canonical_actions_lead_to_distinct_states(players in 2u8..=4, seed: u64, steps in 8usize..300, bias in 0u32..=4) {
         // C-5.6: applying each legal action to clones gives pairwise
