@@ -16,48 +16,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use boardgames::caravan::{Caravan, CaravanConfig};
-use boardgames::kit::{ActionId, Batch, BatchBuffers, Game, GameRng};
+use boardgames::kit::{Batch, BatchBuffers, Game, GameRng};
 use boardgames::korovan::{Korovan, KorovanConfig};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-
-/// The index of the `k`-th (from 0) set byte of a 0/1 `mask`, eight bytes
-/// at a time (a set byte is one set bit, so a word's popcount counts them).
-fn kth_set(mask: &[u8], mut k: u32) -> usize {
-    let mut chunks = mask.chunks_exact(8);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        let mut word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        let ones = word.count_ones();
-        if k < ones {
-            for _ in 0..k {
-                word &= word - 1;
-            }
-            return base + (word.trailing_zeros() / 8) as usize;
-        }
-        k -= ones;
-        base += 8;
-    }
-    let tail = chunks.remainder().iter().enumerate().filter(|&(_, &m)| m != 0);
-    tail.map(|(i, _)| base + i).nth(k as usize).unwrap_or(0)
-}
-
-/// A uniformly random legal action of every game, from the outputs: from
-/// the padded id list when there is one, else from the mask.
-fn sample(out: &BatchBuffers, rng: &mut GameRng, actions: &mut [ActionId]) {
-    let n = actions.len();
-    if !out.legal_ids.is_empty() {
-        let width = out.legal_ids.len() / n;
-        for (g, a) in actions.iter_mut().enumerate() {
-            *a = out.legal_ids[g * width + rng.below(out.legal_count[g]) as usize];
-        }
-    } else {
-        let width = out.legal_mask.len() / n;
-        for (g, a) in actions.iter_mut().enumerate() {
-            let k = rng.below(out.legal_count[g]);
-            *a = kth_set(&out.legal_mask[g * width..(g + 1) * width], k) as ActionId;
-        }
-    }
-}
 
 fn bench_batch<G: Game>(c: &mut Criterion, label: &str, config: G::Config, games: usize) {
     let mut group = c.benchmark_group(format!("batch/{label}"));
@@ -73,7 +34,7 @@ fn bench_batch<G: Game>(c: &mut Criterion, label: &str, config: G::Config, games
             b.iter_custom(|iters| {
                 let t0 = Instant::now();
                 for _ in 0..iters {
-                    sample(&out, &mut rng, &mut actions);
+                    out.random_actions(&mut rng, &mut actions);
                     batch.step(&actions, &mut out.view()).expect("sampled actions are legal");
                     black_box(&out.obs);
                 }

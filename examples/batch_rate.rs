@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use boardgames::caravan::{Caravan, CaravanConfig};
-use boardgames::kit::{ActionId, Batch, BatchBuffers, Game, GameRng};
+use boardgames::kit::{Batch, BatchBuffers, Game, GameRng};
 use boardgames::korovan::{Korovan, KorovanConfig};
 
 /// Nanoseconds of CPU time (user + system) this process has used, threads
@@ -24,45 +24,6 @@ fn cpu_ns() -> Option<u64> {
     // `rest` starts at field 3, so fields 14 and 15 are at 11 and 12
     let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
     Some(ticks * 10_000_000)
-}
-
-/// The index of the `k`-th (from 0) set byte of a 0/1 `mask`, eight bytes
-/// at a time (a set byte is one set bit, so a word's popcount counts them).
-fn kth_set(mask: &[u8], mut k: u32) -> usize {
-    let mut chunks = mask.chunks_exact(8);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        let mut word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        let ones = word.count_ones();
-        if k < ones {
-            for _ in 0..k {
-                word &= word - 1;
-            }
-            return base + (word.trailing_zeros() / 8) as usize;
-        }
-        k -= ones;
-        base += 8;
-    }
-    let tail = chunks.remainder().iter().enumerate().filter(|&(_, &m)| m != 0);
-    tail.map(|(i, _)| base + i).nth(k as usize).unwrap_or(0)
-}
-
-/// A uniformly random legal action of every game, from the outputs: from
-/// the padded id list when there is one, else from the mask.
-fn sample(out: &BatchBuffers, rng: &mut GameRng, actions: &mut [ActionId]) {
-    let n = actions.len();
-    if !out.legal_ids.is_empty() {
-        let width = out.legal_ids.len() / n;
-        for (g, a) in actions.iter_mut().enumerate() {
-            *a = out.legal_ids[g * width + rng.below(out.legal_count[g]) as usize];
-        }
-    } else {
-        let width = out.legal_mask.len() / n;
-        for (g, a) in actions.iter_mut().enumerate() {
-            let k = rng.below(out.legal_count[g]);
-            *a = kth_set(&out.legal_mask[g * width..(g + 1) * width], k) as ActionId;
-        }
-    }
 }
 
 fn rate<G: Game>(label: &str, config: G::Config, games: usize, threads: usize, seconds: f64) {
@@ -79,7 +40,7 @@ fn rate<G: Game>(label: &str, config: G::Config, games: usize, threads: usize, s
     let mut actions = vec![0; games];
     // warm-up
     for _ in 0..50 {
-        sample(&out, &mut rng, &mut actions);
+        out.random_actions(&mut rng, &mut actions);
         let _ = batch.step(&actions, &mut out.view());
     }
     let (t0, c0) = (Instant::now(), cpu_ns());
@@ -87,7 +48,7 @@ fn rate<G: Game>(label: &str, config: G::Config, games: usize, threads: usize, s
     let mut done = 0u64;
     while t0.elapsed() < Duration::from_secs_f64(seconds) {
         for _ in 0..20 {
-            sample(&out, &mut rng, &mut actions);
+            out.random_actions(&mut rng, &mut actions);
             if let Err(e) = batch.step(&actions, &mut out.view()) {
                 eprintln!("{label}: {e}");
                 return;

@@ -273,6 +273,28 @@ impl<'a> BatchOut<'a> {
     }
 }
 
+/// The index of the `k`-th (from 0) set byte of a 0/1 `mask`, eight bytes
+/// at a time (a set byte is one set bit, so a word's popcount counts them);
+/// 0 when there are not that many.
+fn kth_set(mask: &[u8], mut k: u32) -> usize {
+    let mut chunks = mask.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let mut word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let ones = word.count_ones();
+        if k < ones {
+            for _ in 0..k {
+                word &= word - 1;
+            }
+            return base + (word.trailing_zeros() / 8) as usize;
+        }
+        k -= ones;
+        base += 8;
+    }
+    let tail = chunks.remainder().iter().enumerate().filter(|&(_, &m)| m != 0);
+    tail.map(|(i, _)| base + i).nth(k as usize).unwrap_or(0)
+}
+
 /// Owned output buffers for a batch, sized at construction (stepping never
 /// reallocates them). [`BatchBuffers::view`] lends them as a [`BatchOut`].
 #[derive(Clone, Debug, PartialEq)]
@@ -333,6 +355,22 @@ impl BatchBuffers {
             legal_ids: &mut self.legal_ids,
             rewards: &mut self.rewards,
             done: &mut self.done,
+        }
+    }
+
+    /// A uniformly random legal action id for every game (the random policy
+    /// of benchmarks and smoke runs), drawn from `rng` over these outputs:
+    /// from the padded id list when the buffers carry it, else from the
+    /// mask (a game without legal actions gets id 0). Never allocates.
+    pub fn random_actions(&self, rng: &mut GameRng, actions: &mut [ActionId]) {
+        for (g, a) in actions.iter_mut().enumerate() {
+            let count = self.legal_count.get(g).copied().unwrap_or(0);
+            let k = rng.below(count);
+            *a = if self.widths.ids > 0 {
+                Self::row(&self.legal_ids, self.widths.ids, g).get(k as usize).copied().unwrap_or(0)
+            } else {
+                kth_set(Self::row(&self.legal_mask, self.widths.mask, g), k) as ActionId
+            };
         }
     }
 

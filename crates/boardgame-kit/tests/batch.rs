@@ -284,11 +284,21 @@ fn mask_and_ids_agree_and_skipped_outputs_stay_empty() {
     let mut batch = Batch::<HiddenNim>::new(&config, n, 0).unwrap();
     let mut both = BatchBuffers::with_format(&batch, LegalFormat::Both, true);
     let mut lean = BatchBuffers::with_format(&batch, LegalFormat::Ids, false);
+    let mut masked = BatchBuffers::with_format(&batch, LegalFormat::Mask, false);
     let mut twin = batch.clone();
+    let mut mask_twin = batch.clone();
     batch.observe(&mut both.view()).unwrap();
     twin.observe(&mut lean.view()).unwrap();
+    mask_twin.observe(&mut masked.view()).unwrap();
     let mut policy = GameRng::new(8);
-    for _ in 0..40 {
+    for step in 0..40 {
+        // the kit's random policy draws what a uniform choice over the legal
+        // ids draws, from the id list and from the mask alike
+        let mut drawn = vec![0; n];
+        for out in [&both, &masked] {
+            out.random_actions(&mut GameRng::new(step), &mut drawn);
+            assert_eq!(drawn, random_actions(out, n, &mut GameRng::new(step)));
+        }
         for g in 0..n {
             let count = both.legal_count[g] as usize;
             let ids = both.legal_ids(g);
@@ -308,6 +318,7 @@ fn mask_and_ids_agree_and_skipped_outputs_stay_empty() {
         let actions = random_actions(&both, n, &mut policy);
         batch.step(&actions, &mut both.view()).unwrap();
         twin.step(&actions, &mut lean.view()).unwrap();
+        mask_twin.step(&actions, &mut masked.view()).unwrap();
     }
 }
 
