@@ -93,6 +93,47 @@ pub(crate) fn nth_bit(mut mask: u64, mut n: u32) -> u32 {
     if mask == 0 { 64 } else { base + mask.trailing_zeros() }
 }
 
+/// The number of set bits of a sparse mask, one step per set bit: cheaper
+/// than a general population count (without a hardware instruction) for the
+/// few bits of one player's camels.
+#[inline]
+pub(crate) fn count_sparse(mut mask: u64) -> u32 {
+    let mut n = 0;
+    while mask != 0 {
+        mask &= mask.wrapping_sub(1);
+        n += 1;
+    }
+    n
+}
+
+/// The index of the `n`-th set bit of a sparse mask (counting from 0):
+/// [`nth_bit`] one step per lower set bit, cheaper for the few bits of one
+/// player's camels. Returns 64 when `mask` has no more than `n` set bits.
+#[inline]
+pub(crate) fn nth_sparse(mut mask: u64, n: u32) -> u32 {
+    for _ in 0..n {
+        mask &= mask.wrapping_sub(1);
+    }
+    mask.trailing_zeros()
+}
+
+/// The `n`-th square (counting from 0) of the board that is not in
+/// `taken`: `nth_bit(FULL & !taken, n)`, one step per square of `taken`
+/// below the answer — cheaper than [`nth_bit`] for the free squares of a
+/// board with few camels. Returns 49 or more when fewer than `n + 1`
+/// squares are free.
+#[inline]
+pub(crate) fn nth_free(taken: u64, n: u32) -> u32 {
+    let mut sq = n;
+    let mut rest = taken & FULL;
+    // each taken square at or below the candidate pushes it one further
+    while rest != 0 && rest.trailing_zeros() <= sq {
+        sq += 1;
+        rest &= rest.wrapping_sub(1);
+    }
+    sq
+}
+
 /// Iterates the indices of the set bits of a bitboard, lowest first.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bits(pub u64);
@@ -294,6 +335,21 @@ mod tests {
             let bits: Vec<u32> = Bits(m).map(u32::from).collect();
             for n in 0..66 {
                 assert_eq!(nth_bit(m, n), bits.get(n as usize).copied().unwrap_or(64), "{m:#x} {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_and_free_forms_agree_with_the_general_ones() {
+        let masks = [0u64, 1, FULL, 1 << 48, 0x00F0_0F00_F00F_0FF0 & FULL, 0xDEAD_BEEF_0BAD_F00D & FULL, 0b1011];
+        for m in masks {
+            assert_eq!(count_sparse(m), m.count_ones(), "{m:#x}");
+            for n in 0..66 {
+                assert_eq!(nth_sparse(m, n), nth_bit(m, n), "{m:#x} {n}");
+            }
+            let free = FULL & !m;
+            for n in 0..free.count_ones() {
+                assert_eq!(nth_free(m, n), nth_bit(free, n), "{m:#x} {n}");
             }
         }
     }

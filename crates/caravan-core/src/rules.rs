@@ -7,7 +7,7 @@
 use boardgame_kit::{ActionBuffer, ChanceOutcome, GameRng, Outcome, Turn};
 
 use crate::action::{Act, Action, ActionList, ChanceList, Decoded, SUPPLY_FROM, action_space};
-use crate::board::{Bits, FULL, KINDS, Kind, SPACES, SQUARES, flood, nth_bit};
+use crate::board::{Bits, FULL, KINDS, Kind, SPACES, SQUARES, count_sparse, flood, neighbours, nth_bit, nth_free, nth_sparse};
 use crate::config::CaravanConfig;
 use crate::error::IllegalReason;
 use crate::state::{Caravan, Cargo, EndKind, MAX_CAMELS, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
@@ -138,52 +138,15 @@ impl Caravan {
             }
         }
         // C-5.3: each distinct (square, good, position) of a laden camel.
-        let mine = self.occ[p];
-        let mut prev = NO_CAMEL;
-        let mut comp_loc = u16::MAX;
-        let mut comp = 0u64;
-        for &key in &self.camels[p] {
-            let loc = key >> 8;
-            if loc >= SUPPLY_LOC {
-                break;
-            }
-            let cargo = key & 0xFF;
-            if cargo == 0 || key == prev {
-                continue;
-            }
-            prev = key;
-            if loc != comp_loc {
-                comp = flood(mine, 1u64 << loc);
-                comp_loc = loc;
-            }
-            let under = cargo >= 9;
-            let kind = u32::from((cargo - 1) & 7);
-            let mut t = comp & un;
-            if !under {
-                t &= !(1u64 << loc); // a good on top cannot stay in its square
-            }
-            out.push_mask(Action::goods_from(u32::from(loc), kind, under), t);
-        }
+        self.goods_sets(p, un, |base, targets| {
+            out.push_mask(base, targets);
+            None::<()>
+        });
         // C-5.5
-        if self.theft[p] > 0 {
-            for q in 0..usize::from(self.config.players) {
-                if q == p || self.tops[q] & un == 0 {
-                    continue;
-                }
-                let mut prev = NO_CAMEL;
-                for &key in &self.camels[q] {
-                    let loc = key >> 8;
-                    if loc >= SUPPLY_LOC {
-                        break;
-                    }
-                    let cargo = key & 0xFF;
-                    if (1..=8).contains(&cargo) && key != prev && un & (1u64 << loc) != 0 {
-                        prev = key;
-                        out.push(Action::steal_at(q as u32, u32::from(loc), u32::from(cargo - 1)));
-                    }
-                }
-            }
-        }
+        self.steals(p, un, |steal| {
+            out.push(steal);
+            None::<()>
+        });
         out.push(Action::END);
     }
 
@@ -207,6 +170,98 @@ impl Caravan {
                 return Some(Action::draw_at(k));
             }
             r -= w;
+        }
+        None
+    }
+
+    /// The moves of goods (C-5.3) of seat `p`, whose unladen camels stand
+    /// on `un`, in the order [`Caravan::generate`] lists them: per distinct
+    /// laden key (sorted), the first id of its moves and its target squares
+    /// (non-empty). Calls `f` on each until it returns `Some`.
+    ///
+    /// A good moves along a chain to an unladen camel of its owner, so a
+    /// chain matters only if it holds both a laden and an unladen square —
+    /// and then it has the two on one square or side by side (every square
+    /// of a chain holds one or the other): most positions are ruled out by
+    /// that test, without a flood.
+    #[inline]
+    fn goods_sets<T>(&self, p: usize, un: u64, mut f: impl FnMut(u32, u64) -> Option<T>) -> Option<T> {
+        let laden = self.laden[p];
+        if laden & (un | neighbours(un)) == 0 {
+            return None;
+        }
+        // the chains holding an unladen camel: one flood per chain
+        let mine = self.occ[p];
+        let mut chains = [0u64; MAX_CAMELS];
+        let mut n_chains = 0;
+        let mut reach = 0u64;
+        let mut rest = un;
+        while rest != 0 && n_chains < MAX_CAMELS {
+            let chain = flood(mine, rest & rest.wrapping_neg());
+            chains[n_chains] = chain;
+            n_chains += 1;
+            reach |= chain;
+            rest &= !chain;
+        }
+        if reach & laden == 0 {
+            return None;
+        }
+        let mut prev = NO_CAMEL;
+        for &key in &self.camels[p] {
+            let loc = key >> 8;
+            if loc >= SUPPLY_LOC {
+                break;
+            }
+            let cargo = key & 0xFF;
+            let bit = 1u64 << loc;
+            if cargo == 0 || key == prev || reach & bit == 0 {
+                continue;
+            }
+            prev = key;
+            let chain = chains[..n_chains].iter().copied().find(|c| c & bit != 0).unwrap_or(0);
+            let under = cargo >= 9;
+            let mut targets = chain & un;
+            if !under {
+                targets &= !bit; // a good on top cannot stay in its square
+            }
+            if targets != 0
+                && let Some(found) = f(Action::goods_from(u32::from(loc), u32::from((cargo - 1) & 7), under), targets)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// The steals (C-5.5) open to seat `p`, whose unladen camels stand on
+    /// `un`, in the order [`Caravan::generate`] lists them: by victim, then
+    /// by the victim's distinct keys with a good on top under an unladen
+    /// camel of `p`. Calls `f` on each until it returns `Some`.
+    #[inline]
+    fn steals<T>(&self, p: usize, un: u64, mut f: impl FnMut(Action) -> Option<T>) -> Option<T> {
+        // first ruled out at once over everyone's goods on top
+        let tops = self.tops[0] | self.tops[1] | self.tops[2] | self.tops[3];
+        if self.theft[p] == 0 || tops & un == 0 {
+            return None;
+        }
+        for q in 0..usize::from(self.config.players).min(MAX_PLAYERS) {
+            if q == p || self.tops[q] & un == 0 {
+                continue;
+            }
+            let mut prev = NO_CAMEL;
+            for &key in &self.camels[q] {
+                let loc = key >> 8;
+                if loc >= SUPPLY_LOC {
+                    break;
+                }
+                let cargo = key & 0xFF;
+                if (1..=8).contains(&cargo) && key != prev && un & (1u64 << loc) != 0 {
+                    prev = key;
+                    if let Some(found) = f(Action::steal_at(q as u32, u32::from(loc), u32::from(cargo - 1))) {
+                        return Some(found);
+                    }
+                }
+            }
         }
         None
     }
@@ -240,101 +295,28 @@ impl Caravan {
         // C-5.1: with two actions left, 49 targets from the supply and 48
         // from a square; with one, the free squares from every source.
         let two = self.left >= 2;
-        let free = FULL & !self.occupied();
-        let squares = un.count_ones();
-        let moves = if two {
-            u32::from(supply) * SQUARES as u32 + squares * (SQUARES as u32 - 1)
+        let squares = count_sparse(un);
+        let (moves, free) = if two {
+            (u32::from(supply) * SQUARES as u32 + squares * (SQUARES as u32 - 1), 0)
         } else {
-            (squares + u32::from(supply)) * free.count_ones()
+            let free = FULL & !self.occupied();
+            ((squares + u32::from(supply)) * free.count_ones(), free)
         };
         // C-5.2: only where a good lies under an unladen camel of the mover
-        let mut picks = 0u64;
+        // (a valid board has its spaces on distinct squares)
         let can_pick = self.lying_at & un;
-        if can_pick != 0 {
-            // a valid board has its spaces on distinct squares
-            for (i, &sq) in self.config.board.spaces.iter().enumerate() {
-                picks |= ((can_pick >> (sq & 63)) & 1) << i;
-            }
-        }
-        // C-5.3: the goods of a chain reach its unladen camels. One flood
-        // per chain holding an unladen camel; then, per distinct laden key
-        // on such a chain (in `generate`'s order), its first id and targets.
-        let mut goods = [(0u32, 0u64); MAX_CAMELS];
-        let mut sets = 0;
+        let pick_count = count_sparse(can_pick);
         let mut good_count = 0;
-        let mine = self.occ[p];
-        // every chain holding an unladen camel, in one multi-source flood
-        let reach = if un != 0 && self.laden[p] != 0 { flood(mine, un) } else { 0 };
-        if reach & self.laden[p] != 0 {
-            let mut chains = [0u64; MAX_CAMELS];
-            let mut n_chains = 0;
-            if un & un.wrapping_sub(1) == 0 {
-                chains[0] = reach; // one unladen square: one chain
-                n_chains = 1;
-            } else {
-                let mut rest = un;
-                while rest != 0 && n_chains < MAX_CAMELS {
-                    let chain = flood(mine, rest & rest.wrapping_neg());
-                    chains[n_chains] = chain;
-                    n_chains += 1;
-                    rest &= !chain;
-                }
-            }
-            // laden camels on the reached chains (a square may hold both)
-            {
-                let mut prev = NO_CAMEL;
-                for &key in &self.camels[p] {
-                    let loc = key >> 8;
-                    if loc >= SUPPLY_LOC {
-                        break;
-                    }
-                    let cargo = key & 0xFF;
-                    let bit = 1u64 << loc;
-                    if cargo == 0 || key == prev || reach & bit == 0 {
-                        continue;
-                    }
-                    prev = key;
-                    let chain = chains[..n_chains].iter().copied().find(|c| c & bit != 0).unwrap_or(0);
-                    let under = cargo >= 9;
-                    let mut t = chain & un;
-                    if !under {
-                        t &= !bit; // a good on top cannot stay in its square
-                    }
-                    if t != 0 && sets < MAX_CAMELS {
-                        goods[sets] = (Action::goods_from(u32::from(loc), u32::from((cargo - 1) & 7), under), t);
-                        sets += 1;
-                        good_count += t.count_ones();
-                    }
-                }
-            }
-        }
-        // C-5.5: only opponents with a good on top under an unladen camel
-        let mut steals = [Action::END; (MAX_PLAYERS - 1) * MAX_CAMELS];
+        self.goods_sets(p, un, |_, targets| {
+            good_count += targets.count_ones();
+            None::<()>
+        });
         let mut steal_count = 0;
-        if self.theft[p] > 0 {
-            for q in 0..usize::from(self.config.players) {
-                if q == p || self.tops[q] & un == 0 {
-                    continue;
-                }
-                let mut prev = NO_CAMEL;
-                for &key in &self.camels[q] {
-                    let loc = key >> 8;
-                    if loc >= SUPPLY_LOC {
-                        break;
-                    }
-                    let cargo = key & 0xFF;
-                    if (1..=8).contains(&cargo) && key != prev && un & (1u64 << loc) != 0 {
-                        prev = key;
-                        if let Some(slot) = steals.get_mut(steal_count) {
-                            *slot = Action::steal_at(q as u32, u32::from(loc), u32::from(cargo - 1));
-                            steal_count += 1;
-                        }
-                    }
-                }
-            }
-        }
-        let pick_count = if picks == 0 { 0 } else { picks.count_ones() };
-        let total = moves + pick_count + good_count + steal_count as u32 + 1;
+        self.steals(p, un, |_| {
+            steal_count += 1;
+            None::<()>
+        });
+        let total = moves + pick_count + good_count + steal_count + 1;
         let mut i = rng.index(total as usize) as u32;
         if i < moves {
             let (from, to) = if two {
@@ -343,21 +325,17 @@ impl Caravan {
                 } else {
                     let i = i - u32::from(supply) * SQUARES as u32;
                     // the (i / 48)-th of at most 6 unladen squares
-                    let mut rest = un;
-                    for _ in 0..i / (SQUARES as u32 - 1) {
-                        rest &= rest.wrapping_sub(1);
-                    }
-                    let s = rest.trailing_zeros();
+                    let s = nth_sparse(un, i / (SQUARES as u32 - 1));
                     let t = i % (SQUARES as u32 - 1);
                     (s, t + u32::from(t >= s))
                 }
             } else {
                 let per = free.count_ones();
-                let (source, t) = (i / per, nth_bit(free, i % per));
+                let (source, t) = (i / per, nth_free(!free & FULL, i % per));
                 let s = match (supply, source) {
                     (true, 0) => SUPPLY_FROM,
-                    (true, n) => nth_bit(un, n - 1),
-                    (false, n) => nth_bit(un, n),
+                    (true, n) => nth_sparse(un, n - 1),
+                    (false, n) => nth_sparse(un, n),
                 };
                 (s, t)
             };
@@ -365,20 +343,42 @@ impl Caravan {
         }
         i -= moves;
         if i < pick_count {
-            return Some(Action::pick_at(nth_bit(picks, i) as usize));
+            // the i-th space, in space order, with a good under an unladen camel
+            let mut left = i;
+            for (j, &sq) in self.config.board.spaces.iter().enumerate() {
+                if can_pick & (1u64 << (sq & 63)) != 0 {
+                    if left == 0 {
+                        return Some(Action::pick_at(j));
+                    }
+                    left -= 1;
+                }
+            }
+            return None;
         }
         i -= pick_count;
         if i < good_count {
-            for &(base, t) in &goods[..sets] {
-                let c = t.count_ones();
+            return self.goods_sets(p, un, |base, targets| {
+                let c = targets.count_ones();
                 if i < c {
-                    return Some(Action::raw(base + nth_bit(t, i)));
+                    Some(Action::raw(base + nth_bit(targets, i)))
+                } else {
+                    i -= c;
+                    None
                 }
-                i -= c;
-            }
+            });
         }
-        i = i.saturating_sub(good_count);
-        Some(steals.get(i as usize).copied().unwrap_or(Action::END))
+        i -= good_count;
+        if i < steal_count {
+            return self.steals(p, un, |steal| {
+                if i == 0 {
+                    Some(steal)
+                } else {
+                    i -= 1;
+                    None
+                }
+            });
+        }
+        Some(Action::END)
     }
 
     /// Checks `action` against the rules, saying why it is illegal.

@@ -199,21 +199,58 @@ impl Caravan {
 
     /// Replaces one camel key `old` of player `p` by `new`, keeping the keys
     /// sorted and the bitboards in step.
+    ///
+    /// The bitboards change only on the two squares involved: when no other
+    /// camel of `p` stands on the square `old` leaves (the keys of one square
+    /// are neighbours in the sorted array), that square's bits are cleared
+    /// and the new key's bit is set; a square shared with another camel of
+    /// `p` (rarer) recomputes them all from the keys.
     #[inline]
     pub(crate) fn replace(&mut self, p: usize, old: u16, new: u16) {
         let arr = &mut self.camels[p];
-        if let Some(mut i) = arr.iter().position(|&k| k == old) {
-            arr[i] = new;
-            while i > 0 && arr[i - 1] > arr[i] {
-                arr.swap(i - 1, i);
-                i -= 1;
-            }
-            while i + 1 < MAX_CAMELS && arr[i + 1] < arr[i] {
-                arr.swap(i, i + 1);
-                i += 1;
-            }
+        let Some(mut i) = arr.iter().position(|&k| k == old) else {
+            return;
+        };
+        let from = old >> 8;
+        let shared = from < SUPPLY_LOC
+            && ((i > 0 && arr[i - 1] >> 8 == from) || (i + 1 < MAX_CAMELS && arr[i + 1] >> 8 == from));
+        arr[i] = new;
+        while i > 0 && arr[i - 1] > arr[i] {
+            arr.swap(i - 1, i);
+            i -= 1;
         }
-        self.refresh(p);
+        while i + 1 < MAX_CAMELS && arr[i + 1] < arr[i] {
+            arr.swap(i, i + 1);
+            i += 1;
+        }
+        if shared {
+            self.refresh(p);
+            return;
+        }
+        if from < SUPPLY_LOC {
+            let keep = !(1u64 << from);
+            self.occ[p] &= keep;
+            self.unladen[p] &= keep;
+            self.tops[p] &= keep;
+            self.laden[p] &= keep;
+        } else if from == SUPPLY_LOC {
+            self.supply[p] = self.supply[p].saturating_sub(1);
+        }
+        let to = new >> 8;
+        if to < SUPPLY_LOC {
+            let bit = 1u64 << to;
+            self.occ[p] |= bit;
+            match new & 0xFF {
+                0 => self.unladen[p] |= bit,
+                1..=8 => {
+                    self.tops[p] |= bit;
+                    self.laden[p] |= bit;
+                }
+                _ => self.laden[p] |= bit,
+            }
+        } else if to == SUPPLY_LOC {
+            self.supply[p] = self.supply[p].saturating_add(1);
+        }
     }
 
     /// The seat whose turn it is (also during a chance node inside a turn).
