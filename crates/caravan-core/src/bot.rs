@@ -275,7 +275,7 @@ impl<'a> Planner<'a> {
     fn new(s: &'a Caravan, p: usize) -> Self {
         let mut dup = 0u64;
         let mut prev = u16::MAX;
-        for &k in &s.camels[p] {
+        for &k in &s.keys(p) {
             if k >> 8 < SUPPLY_LOC && k & 0xFF == 0 {
                 if k == prev {
                     dup |= 1u64 << (k >> 8);
@@ -323,7 +323,7 @@ impl<'a> Planner<'a> {
         let bag_empty = s.bag_total == 0;
         // 1. Deliveries (C-5.4), rare kinds first (lower kind index).
         let mut best_delivery: Option<(u8, Action)> = None;
-        for &key in &s.camels[p] {
+        for &key in &s.keys(p) {
             let loc = (key >> 8) as u8;
             let cargo = key & 0xFF;
             if u16::from(loc) >= SUPPLY_LOC || cargo == 0 {
@@ -355,8 +355,8 @@ impl<'a> Planner<'a> {
         };
         let mut held = 0u32;
         let mut prev = u16::MAX;
-        for i in 0..s.camels[p].len() {
-            let key = s.camels[p][i];
+        let keys = s.keys(p);
+        for &key in &keys {
             let loc = (key >> 8) as u8;
             let cargo = key & 0xFF;
             if u16::from(loc) >= SUPPLY_LOC || cargo == 0 {
@@ -411,7 +411,7 @@ impl<'a> Planner<'a> {
                     continue;
                 }
                 let mut prev = u16::MAX;
-                for &key in &s.camels[q] {
+                for &key in &s.keys(q) {
                     let loc = (key >> 8) as u8;
                     let cargo = key & 0xFF;
                     if u16::from(loc) >= SUPPLY_LOC || !(1..=8).contains(&cargo) || key == prev {
@@ -543,8 +543,7 @@ impl<'a> Planner<'a> {
             }
             let y = self.spare(keep | tbit)?;
             let ybit = 1u64 << y;
-            let stays =
-                self.dup & ybit != 0 || self.s.camels[self.p].iter().any(|&k| k >> 8 == u16::from(y) && k & 0xFF != 0);
+            let stays = self.dup & ybit != 0 || self.s.laden[self.p] & ybit != 0;
             let own = if stays { self.own | tbit } else { (self.own & !ybit) | tbit };
             let un = if self.dup & ybit != 0 { self.un | tbit } else { (self.un & !ybit) | tbit };
             let after = cost_map(c, own, un, own | self.others).cost_of(flood(own, keep & comp));
@@ -579,7 +578,7 @@ impl<'a> Planner<'a> {
         }
         let mut needed = keep;
         let mut prev = u16::MAX;
-        for &key in &s.camels[self.p] {
+        for &key in &s.keys(self.p) {
             let loc = (key >> 8) as u8;
             let cargo = key & 0xFF;
             if u16::from(loc) >= SUPPLY_LOC || cargo == 0 || key == prev {
@@ -599,7 +598,7 @@ impl<'a> Planner<'a> {
                 m &= m - 1;
                 let ybit = 1u64 << y;
                 // other camels of ours on y (laden ones) keep it in the chain
-                let alone = !s.camels[self.p].iter().any(|&k| k >> 8 == u16::from(y) && k & 0xFF != 0);
+                let alone = s.laden[self.p] & (1u64 << y) == 0;
                 let own = if alone { self.own & !ybit } else { self.own };
                 let un = self.un & !ybit;
                 let occ = own | self.others;

@@ -55,7 +55,7 @@ impl Caravan {
         };
         for j in 0..n {
             let p = (seat + j) % n;
-            for &key in &self.camels[p] {
+            for &key in &self.keys(p) {
                 let loc = key >> 8;
                 if key == NO_CAMEL || loc >= SUPPLY_LOC {
                     continue;

@@ -7,7 +7,9 @@
 use boardgame_kit::{ActionBuffer, ChanceOutcome, GameRng, Outcome, Turn};
 
 use crate::action::{Act, Action, ActionList, ChanceList, Decoded, SUPPLY_FROM, action_space};
-use crate::board::{Bits, FULL, KINDS, Kind, SPACES, SQUARES, count_sparse, flood, neighbours, nth_bit, nth_free, nth_sparse};
+use crate::board::{
+    Bits, FULL, KINDS, Kind, SPACES, SQUARES, count_sparse, flood, neighbours, nth_bit, nth_free, nth_sparse,
+};
 use crate::config::CaravanConfig;
 use crate::error::IllegalReason;
 use crate::state::{Caravan, Cargo, EndKind, MAX_CAMELS, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
@@ -207,14 +209,14 @@ impl Caravan {
             return None;
         }
         let mut prev = NO_CAMEL;
-        for &key in &self.camels[p] {
+        for &key in &self.loads[p] {
             let loc = key >> 8;
             if loc >= SUPPLY_LOC {
                 break;
             }
             let cargo = key & 0xFF;
             let bit = 1u64 << loc;
-            if cargo == 0 || key == prev || reach & bit == 0 {
+            if key == prev || reach & bit == 0 {
                 continue;
             }
             prev = key;
@@ -249,7 +251,7 @@ impl Caravan {
                 continue;
             }
             let mut prev = NO_CAMEL;
-            for &key in &self.camels[q] {
+            for &key in &self.loads[q] {
                 let loc = key >> 8;
                 if loc >= SUPPLY_LOC {
                     break;
@@ -427,7 +429,7 @@ impl Caravan {
             Act::Good { kind, under, from, to } => {
                 let cargo = if under { Cargo::Under(kind) } else { Cargo::Top(kind) };
                 let key = (u16::from(from.index()) << 8) | cargo.code();
-                if !self.camels[p].contains(&key) {
+                if !self.loads[p].contains(&key) {
                     return Err(IllegalReason::NoSuchGood);
                 }
                 if !under && from == to {
@@ -450,7 +452,7 @@ impl Caravan {
                     return Err(IllegalReason::NoTheftMarker);
                 }
                 let key = (u16::from(square.index()) << 8) | Cargo::Top(kind).code();
-                if !self.camels[q].contains(&key) {
+                if !self.loads[q].contains(&key) {
                     return Err(IllegalReason::NothingToSteal);
                 }
                 if un & square.bit() == 0 {
@@ -491,9 +493,10 @@ impl Caravan {
                 let i = index as usize % SPACES;
                 let s = u16::from(self.config.board.spaces[i]);
                 let kind = u16::from(self.lying[i].saturating_sub(1));
-                self.replace(p, s << 8, (s << 8) | (1 + kind));
+                self.remove_unladen(p, u32::from(s));
+                self.add_load(p, (s << 8) | (1 + kind));
                 self.lying[i] = 0;
-                self.refresh_lying();
+                self.lying_at &= !(1u64 << (s & 63));
                 self.demand[p] = self.demand[p].saturating_add(self.space_markers[i]);
                 self.space_markers[i] = 0;
                 self.left = self.left.saturating_sub(1);
@@ -515,33 +518,41 @@ impl Caravan {
             }
             Decoded::Move { from, to } => {
                 // C-5.1 (`from` is the supply's location for a camel from the supply)
-                let (from, to) = (from as u16, to as u16);
-                let cost = if self.occupied() & (1u64 << to) != 0 { 2 } else { 1 };
-                self.replace(p, from << 8, to << 8);
+                let cost = if self.occupied() & (1u64 << (to & 63)) != 0 { 2 } else { 1 };
+                if from == SUPPLY_FROM {
+                    self.supply[p] = self.supply[p].saturating_sub(1);
+                } else {
+                    self.remove_unladen(p, from);
+                }
+                self.add_unladen(p, to);
                 self.left = self.left.saturating_sub(cost);
             }
             Decoded::Good { from, kind, under, to } => {
                 // C-5.3, C-5.4
-                let (from, to) = (from as u16, to as u16);
                 let cargo = if under { 9 + kind } else { 1 + kind } as u16;
-                self.replace(p, (from << 8) | cargo, from << 8);
+                self.remove_load(p, ((from as u16) << 8) | cargo);
+                self.add_unladen(p, from);
                 self.left = self.left.saturating_sub(1);
-                if self.config.board.cities[kind as usize] == to as u8 {
-                    self.delivered[p][kind as usize] = self.delivered[p][kind as usize].saturating_add(1);
+                if self.config.board.cities[kind as usize % KINDS] == to as u8 {
+                    self.delivered[p][kind as usize % KINDS] =
+                        self.delivered[p][kind as usize % KINDS].saturating_add(1);
                     if self.bag_total == 0 {
                         self.finish(EndKind::Natural); // C-7.1, even mid-turn
                         return;
                     }
                 } else {
-                    self.replace(p, to << 8, (to << 8) | (1 + kind as u16));
+                    self.remove_unladen(p, to);
+                    self.add_load(p, ((to as u16) << 8) | (1 + kind as u16));
                 }
             }
             Decoded::Steal { victim, square, kind } => {
                 // C-5.5
                 let (s, kind) = (square as u16, kind as u16);
                 let q = victim as usize % MAX_PLAYERS;
-                self.replace(q, (s << 8) | (1 + kind), s << 8);
-                self.replace(p, s << 8, (s << 8) | (9 + kind));
+                self.remove_load(q, (s << 8) | (1 + kind));
+                self.add_unladen(q, square);
+                self.remove_unladen(p, square);
+                self.add_load(p, (s << 8) | (9 + kind));
                 self.theft[p] = self.theft[p].saturating_sub(1);
                 self.theft[q] = self.theft[q].saturating_add(1);
                 self.left = self.left.saturating_sub(1);
@@ -561,6 +572,7 @@ impl Caravan {
             self.passes = 0;
         }
         self.turn_index = self.turn_index.saturating_add(1);
+        self.seat = (self.turn_index % u32::from(self.config.players.max(1))) as u8;
         if self.passes >= self.config.players {
             self.finish(EndKind::Passes);
         } else if self.turn_index >= self.config.max_turns {

@@ -216,11 +216,11 @@ impl Caravan {
             if let Some(k) = c.cargo.kind() {
                 count[k as usize] += 1;
             }
-            s.camels[p][placed[p] - 1] = (u16::from(c.square.index()) << 8) | c.cargo.code();
-        }
-        for p in 0..np {
-            s.camels[p].sort_unstable();
-            s.refresh(p);
+            s.supply[p] = s.supply[p].saturating_sub(1);
+            match c.cargo {
+                Cargo::Empty => s.add_unladen(p, u32::from(c.square.index())),
+                cargo => s.add_load(p, (u16::from(c.square.index()) << 8) | cargo.code()),
+            }
         }
         // Seats not in the game hold nothing.
         for p in np..MAX_PLAYERS {
@@ -274,6 +274,7 @@ impl Caravan {
         s.demand = setup.demand_markers;
         s.theft = setup.theft_markers;
         s.turn_index = setup.turn_index;
+        s.seat = (setup.turn_index % u32::from(players.max(1))) as u8;
         s.picks = setup.picks_since_refill;
         s.end = setup.end;
         if setup.end.is_some() {
@@ -331,7 +332,7 @@ impl Caravan {
     pub fn to_setup(&self) -> CaravanSetup {
         let mut camels = Vec::with_capacity(MAX_PLAYERS * MAX_CAMELS);
         for p in 0..usize::from(self.config.players).min(MAX_PLAYERS) {
-            for &k in &self.camels[p] {
+            for &k in &self.keys(p) {
                 if k == NO_CAMEL || k >> 8 >= SUPPLY_LOC {
                     continue;
                 }

@@ -15,7 +15,6 @@ pub(crate) const MAX_CAMELS: usize = 6;
 pub(crate) const NO_CAMEL: u16 = 0xFFFF;
 /// The location of a camel in its owner's supply.
 pub(crate) const SUPPLY_LOC: u16 = SQUARES as u16;
-const SUPPLY_KEY: u16 = SUPPLY_LOC << 8;
 
 /// How a game ended (C-7.1, C-7.2). A simulator can count how often each end
 /// is reached through [`Caravan::end_kind`].
@@ -68,18 +67,23 @@ impl Cargo {
     }
 }
 
-/// The state of a game of Caravan: plain fixed-size data (`Copy`, about 300
+/// The state of a game of Caravan: plain fixed-size data (`Copy`, about 400
 /// bytes), so a clone is a memcpy.
 ///
-/// * camels: per player, six `u16` keys `square << 8 | cargo` (square 49 =
-///   supply, `0xFFFF` = no camel), kept sorted so that equal positions are
-///   equal values (C-5.6), with per-player bitboards of occupied squares and
-///   of squares holding an unladen camel;
+/// * camels, per player: the unladen ones as a count per square (three
+///   bitboards, the count's binary digits), the laden ones as up to six
+///   sorted `u16` keys `square << 8 | cargo` (`0xFFFF` = none), the rest as
+///   a supply count — one value per position, so equal positions are equal
+///   values (C-5.6) — plus bitboards derived from them: squares occupied,
+///   with an unladen camel, with a laden one, with a good on top;
 /// * goods lying per numbered space, demand markers per space, the bag as
 ///   counts per kind, delivered piles per player and kind, demand and theft
 ///   markers per player;
-/// * turn index, actions left, picks since the last refill, pending draws,
-///   consecutive passes and how the game ended.
+/// * turn index and the seat it gives, actions left, picks since the last
+///   refill, pending draws, consecutive passes and how the game ended.
+///
+/// Moving an unladen camel, the commonest action, is a few bit operations
+/// on the counts; only goods touch the sorted keys.
 ///
 /// Build one with [`boardgame_kit::Game::new_game`] or from a hand-made
 /// position with [`Caravan::from_setup`]. Its serde form is the
@@ -88,15 +92,24 @@ impl Cargo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Caravan {
     pub(crate) config: CaravanConfig,
-    pub(crate) camels: [[u16; MAX_CAMELS]; MAX_PLAYERS],
+    /// Per player, the unladen camels on each square in binary: square `s`
+    /// holds `Σ_j ((un_count[p][j] >> s) & 1) << j` of them (at most 6).
+    pub(crate) un_count: [[u64; 3]; MAX_PLAYERS],
+    /// Per player, the keys `square << 8 | cargo` (cargo ≠ 0) of its laden
+    /// camels, sorted, padded with [`NO_CAMEL`].
+    pub(crate) loads: [[u16; MAX_CAMELS]; MAX_PLAYERS],
+    /// Per player, the squares holding a camel of it (derived).
     pub(crate) occ: [u64; MAX_PLAYERS],
+    /// Per player, the squares holding an unladen camel of it (derived from
+    /// `un_count`).
     pub(crate) unladen: [u64; MAX_PLAYERS],
     /// Per player, the squares holding a camel with a good on top (derived
-    /// from `camels` like `occ` and `unladen`): what C-5.5 can steal.
+    /// from `loads`): what C-5.5 can steal.
     pub(crate) tops: [u64; MAX_PLAYERS],
     /// Per player, the squares holding a laden camel (a good on top or
-    /// under; derived from `camels`): where C-5.3 moves start.
+    /// under; derived from `loads`): where C-5.3 moves start.
     pub(crate) laden: [u64; MAX_PLAYERS],
+    /// Per player, the camels in its supply.
     pub(crate) supply: [u8; MAX_PLAYERS],
     /// `0` for an empty space, `1 + kind` for a good lying there.
     pub(crate) lying: [u8; SPACES],
@@ -110,6 +123,8 @@ pub struct Caravan {
     pub(crate) demand: [u8; MAX_PLAYERS],
     pub(crate) theft: [u8; MAX_PLAYERS],
     pub(crate) turn_index: u32,
+    /// The seat to move, `turn_index % players` (derived).
+    pub(crate) seat: u8,
     pub(crate) left: u8,
     pub(crate) picks: u8,
     /// Bit `i`: numbered space `i + 1` waits for a draw (C-3.1, C-6.1).
@@ -122,20 +137,23 @@ impl Caravan {
     /// An empty shell for `config` (no validation): all camels in supply,
     /// all goods in the bag.
     pub(crate) fn blank(config: CaravanConfig) -> Caravan {
-        let mut camels = [[NO_CAMEL; MAX_CAMELS]; MAX_PLAYERS];
-        for row in camels.iter_mut().take(usize::from(config.players)) {
-            for slot in row.iter_mut().take(usize::from(config.camels)) {
-                *slot = SUPPLY_KEY;
-            }
+        let mut supply = [0; MAX_PLAYERS];
+        for n in supply.iter_mut().take(usize::from(config.players)) {
+            *n = config.camels;
         }
-        let mut s = Caravan {
+        let mut theft = [0; MAX_PLAYERS];
+        for n in theft.iter_mut().take(usize::from(config.players)) {
+            *n = 1; // C-1.5
+        }
+        Caravan {
             config,
-            camels,
+            un_count: [[0; 3]; MAX_PLAYERS],
+            loads: [[NO_CAMEL; MAX_CAMELS]; MAX_PLAYERS],
             occ: [0; MAX_PLAYERS],
             unladen: [0; MAX_PLAYERS],
             tops: [0; MAX_PLAYERS],
             laden: [0; MAX_PLAYERS],
-            supply: [0; MAX_PLAYERS],
+            supply,
             lying: [0; SPACES],
             lying_at: 0,
             space_markers: [0; SPACES],
@@ -143,49 +161,132 @@ impl Caravan {
             bag_total: 48,
             delivered: [[0; KINDS]; MAX_PLAYERS],
             demand: [0; MAX_PLAYERS],
-            theft: [0; MAX_PLAYERS],
+            theft,
             turn_index: 0,
+            seat: 0,
             left: 1,
             picks: 0,
             pending: 0,
             passes: 0,
             end: None,
-        };
-        for p in 0..usize::from(config.players) {
-            s.theft[p] = 1; // C-1.5
-            s.refresh(p);
         }
-        s
     }
 
-    /// Recomputes the bitboards and supply count of player `p` from its keys.
+    /// Recomputes the derived bitboards of player `p` from its unladen
+    /// counts and laden keys.
     #[inline]
     pub(crate) fn refresh(&mut self, p: usize) {
-        let (mut occ, mut un, mut tops, mut laden, mut sup) = (0u64, 0u64, 0u64, 0u64, 0u8);
-        for &k in &self.camels[p] {
+        let [c0, c1, c2] = self.un_count[p];
+        let un = c0 | c1 | c2;
+        let (mut tops, mut laden) = (0u64, 0u64);
+        for &k in &self.loads[p] {
             let loc = k >> 8;
-            if loc < SUPPLY_LOC {
-                let bit = 1u64 << loc;
-                occ |= bit;
-                match k & 0xFF {
-                    0 => un |= bit,
-                    1..=8 => {
-                        tops |= bit;
-                        laden |= bit;
-                    }
-                    _ => laden |= bit,
-                }
-            } else if loc == SUPPLY_LOC {
-                sup += 1;
-            } else {
+            if loc >= SUPPLY_LOC {
                 break; // the unused slots sort last
             }
+            let bit = 1u64 << loc;
+            laden |= bit;
+            if k & 0xFF <= 8 {
+                tops |= bit;
+            }
         }
-        self.occ[p] = occ;
         self.unladen[p] = un;
         self.tops[p] = tops;
         self.laden[p] = laden;
-        self.supply[p] = sup;
+        self.occ[p] = un | laden;
+    }
+
+    /// One more unladen camel of player `p` on square `sq` (`< 49`).
+    #[inline]
+    pub(crate) fn add_unladen(&mut self, p: usize, sq: u32) {
+        let bit = 1u64 << (sq & 63);
+        let c = &mut self.un_count[p];
+        let carry0 = c[0] & bit;
+        c[0] ^= bit;
+        let carry1 = c[1] & carry0;
+        c[1] ^= carry0;
+        c[2] ^= carry1;
+        self.unladen[p] |= bit;
+        self.occ[p] |= bit;
+    }
+
+    /// One unladen camel of player `p` fewer on square `sq`, which holds
+    /// at least one.
+    #[inline]
+    pub(crate) fn remove_unladen(&mut self, p: usize, sq: u32) {
+        let bit = 1u64 << (sq & 63);
+        let c = &mut self.un_count[p];
+        let borrow0 = !c[0] & bit;
+        c[0] ^= bit;
+        let borrow1 = !c[1] & borrow0;
+        c[1] ^= borrow0;
+        c[2] ^= borrow1;
+        let un = c[0] | c[1] | c[2];
+        self.unladen[p] = un;
+        self.occ[p] = un | self.laden[p];
+    }
+
+    /// Adds the laden key `key` to player `p`'s, keeping them sorted and
+    /// the bitboards in step (a full row of keys is left as it is: six
+    /// camels is the most a player has).
+    #[inline]
+    pub(crate) fn add_load(&mut self, p: usize, key: u16) {
+        let keys = &mut self.loads[p];
+        if let Some(last) = keys.last_mut()
+            && *last == NO_CAMEL
+        {
+            *last = key;
+            keys.sort_unstable();
+        }
+        self.refresh(p);
+    }
+
+    /// Removes one laden key `key` of player `p` (if it has one), keeping
+    /// them sorted and the bitboards in step.
+    #[inline]
+    pub(crate) fn remove_load(&mut self, p: usize, key: u16) {
+        let keys = &mut self.loads[p];
+        if let Some(i) = keys.iter().position(|&k| k == key) {
+            keys[i] = NO_CAMEL;
+            keys[i..].rotate_left(1);
+        }
+        self.refresh(p);
+    }
+
+    /// The unladen camels of player `p` on square `sq`.
+    #[inline]
+    pub(crate) fn unladen_at(&self, p: usize, sq: u32) -> u32 {
+        let c = &self.un_count[p];
+        let s = sq & 63;
+        ((c[0] >> s) & 1 | ((c[1] >> s) & 1) << 1 | ((c[2] >> s) & 1) << 2) as u32
+    }
+
+    /// Player `p`'s camels as sorted keys `square << 8 | cargo`: one per
+    /// camel on the board, then `49 << 8` per camel in its supply, padded
+    /// with [`NO_CAMEL`].
+    pub(crate) fn keys(&self, p: usize) -> [u16; MAX_CAMELS] {
+        let mut out = [NO_CAMEL; MAX_CAMELS];
+        let mut slots = out.iter_mut();
+        let mut loads = self.loads[p].iter().copied().take_while(|&k| k != NO_CAMEL).peekable();
+        for sq in crate::board::Bits(self.occ[p]) {
+            let loc = u16::from(sq);
+            for _ in 0..self.unladen_at(p, u32::from(sq)) {
+                if let Some(slot) = slots.next() {
+                    *slot = loc << 8;
+                }
+            }
+            while let Some(k) = loads.next_if(|&k| k >> 8 == loc) {
+                if let Some(slot) = slots.next() {
+                    *slot = k;
+                }
+            }
+        }
+        for _ in 0..self.supply[p] {
+            if let Some(slot) = slots.next() {
+                *slot = SUPPLY_LOC << 8;
+            }
+        }
+        out
     }
 
     /// Recomputes the bitboard `lying_at` from the goods lying.
@@ -197,66 +298,10 @@ impl Caravan {
         self.lying_at = at;
     }
 
-    /// Replaces one camel key `old` of player `p` by `new`, keeping the keys
-    /// sorted and the bitboards in step.
-    ///
-    /// The bitboards change only on the two squares involved: when no other
-    /// camel of `p` stands on the square `old` leaves (the keys of one square
-    /// are neighbours in the sorted array), that square's bits are cleared
-    /// and the new key's bit is set; a square shared with another camel of
-    /// `p` (rarer) recomputes them all from the keys.
-    #[inline]
-    pub(crate) fn replace(&mut self, p: usize, old: u16, new: u16) {
-        let arr = &mut self.camels[p];
-        let Some(mut i) = arr.iter().position(|&k| k == old) else {
-            return;
-        };
-        let from = old >> 8;
-        let shared = from < SUPPLY_LOC
-            && ((i > 0 && arr[i - 1] >> 8 == from) || (i + 1 < MAX_CAMELS && arr[i + 1] >> 8 == from));
-        arr[i] = new;
-        while i > 0 && arr[i - 1] > arr[i] {
-            arr.swap(i - 1, i);
-            i -= 1;
-        }
-        while i + 1 < MAX_CAMELS && arr[i + 1] < arr[i] {
-            arr.swap(i, i + 1);
-            i += 1;
-        }
-        if shared {
-            self.refresh(p);
-            return;
-        }
-        if from < SUPPLY_LOC {
-            let keep = !(1u64 << from);
-            self.occ[p] &= keep;
-            self.unladen[p] &= keep;
-            self.tops[p] &= keep;
-            self.laden[p] &= keep;
-        } else if from == SUPPLY_LOC {
-            self.supply[p] = self.supply[p].saturating_sub(1);
-        }
-        let to = new >> 8;
-        if to < SUPPLY_LOC {
-            let bit = 1u64 << to;
-            self.occ[p] |= bit;
-            match new & 0xFF {
-                0 => self.unladen[p] |= bit,
-                1..=8 => {
-                    self.tops[p] |= bit;
-                    self.laden[p] |= bit;
-                }
-                _ => self.laden[p] |= bit,
-            }
-        } else if to == SUPPLY_LOC {
-            self.supply[p] = self.supply[p].saturating_add(1);
-        }
-    }
-
     /// The seat whose turn it is (also during a chance node inside a turn).
     #[inline]
     pub fn to_move(&self) -> usize {
-        (self.turn_index % u32::from(self.config.players.max(1))) as usize
+        usize::from(self.seat)
     }
 
     /// Squares holding at least one camel of anyone (C-5: "occupied").
@@ -324,7 +369,12 @@ impl Caravan {
 
     /// The camels of `player` on the board, as `(square, cargo)`, sorted.
     pub fn camels_on_board(&self, player: usize) -> impl Iterator<Item = (Square, Cargo)> + '_ {
-        self.camels.get(player).into_iter().flatten().filter_map(|&k| {
+        let keys = if player < usize::from(self.config.players).min(MAX_PLAYERS) {
+            self.keys(player)
+        } else {
+            [NO_CAMEL; MAX_CAMELS]
+        };
+        keys.into_iter().filter_map(|k| {
             let sq = Square::from_index((k >> 8) as u8)?;
             Some((sq, Cargo::from_code(k & 0xFF)))
         })
@@ -352,7 +402,7 @@ impl Caravan {
 
     /// Goods on or under `player`'s camels (C-7.4).
     pub fn held(&self, player: usize) -> u32 {
-        self.camels.get(player).into_iter().flatten().filter(|&&k| k != NO_CAMEL && k & 0xFF != 0).count() as u32
+        self.loads.get(player).into_iter().flatten().filter(|&&k| k != NO_CAMEL).count() as u32
     }
 
     /// Every good in the game, wherever it is (C-1.3: always 48): bag,
@@ -364,8 +414,8 @@ impl Caravan {
                 n[k & 7] += 1;
             }
         }
-        for (camels, pile) in self.camels.iter().zip(&self.delivered) {
-            for &key in camels {
+        for (loads, pile) in self.loads.iter().zip(&self.delivered) {
+            for &key in loads {
                 if key != NO_CAMEL
                     && let Some(k) = Cargo::from_code(key & 0xFF).kind()
                 {
