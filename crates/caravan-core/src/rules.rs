@@ -7,9 +7,7 @@
 use boardgame_kit::{ActionBuffer, ChanceOutcome, GameRng, Outcome, Turn};
 
 use crate::action::{Act, Action, ActionList, ChanceList, Decoded, SUPPLY_FROM, action_space};
-use crate::board::{
-    Bits, FULL, KINDS, Kind, SPACES, SQUARES, count_sparse, flood, neighbours, nth_bit, nth_free, nth_sparse,
-};
+use crate::board::{Bits, FULL, KINDS, Kind, SPACES, SQUARES, count_sparse, flood, nth_bit, nth_free, nth_sparse};
 use crate::config::CaravanConfig;
 use crate::error::IllegalReason;
 use crate::state::{Caravan, Cargo, EndKind, MAX_CAMELS, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
@@ -184,20 +182,30 @@ impl Caravan {
     /// A good moves along a chain to an unladen camel of its owner, so a
     /// chain matters only if it holds both a laden and an unladen square —
     /// and then it has the two on one square or side by side (every square
-    /// of a chain holds one or the other): most positions are ruled out by
-    /// that test, without a flood.
+    /// of a chain holds one or the other). So most positions are ruled out
+    /// at once, and the chains that matter are flooded from those unladen
+    /// squares only.
     #[inline]
-    fn goods_sets<T>(&self, p: usize, un: u64, mut f: impl FnMut(u32, u64) -> Option<T>) -> Option<T> {
-        let laden = self.laden[p];
-        if laden & (un | neighbours(un)) == 0 {
-            return None;
-        }
-        // the chains holding an unladen camel: one flood per chain
+    fn goods_sets<T>(&self, p: usize, un: u64, f: impl FnMut(u32, u64) -> Option<T>) -> Option<T> {
+        let touching = self.laden_near[p] & un;
+        if touching == 0 { None } else { self.goods_sets_from(p, un, touching, f) }
+    }
+
+    /// [`Caravan::goods_sets`] once some unladen square (`touching`) holds
+    /// or touches a laden camel.
+    #[inline(never)]
+    fn goods_sets_from<T>(
+        &self,
+        p: usize,
+        un: u64,
+        touching: u64,
+        mut f: impl FnMut(u32, u64) -> Option<T>,
+    ) -> Option<T> {
         let mine = self.occ[p];
         let mut chains = [0u64; MAX_CAMELS];
         let mut n_chains = 0;
         let mut reach = 0u64;
-        let mut rest = un;
+        let mut rest = touching;
         while rest != 0 && n_chains < MAX_CAMELS {
             let chain = flood(mine, rest & rest.wrapping_neg());
             chains[n_chains] = chain;
@@ -205,21 +213,18 @@ impl Caravan {
             reach |= chain;
             rest &= !chain;
         }
-        if reach & laden == 0 {
-            return None;
-        }
         let mut prev = NO_CAMEL;
         for &key in &self.loads[p] {
             let loc = key >> 8;
             if loc >= SUPPLY_LOC {
                 break;
             }
-            let cargo = key & 0xFF;
             let bit = 1u64 << loc;
             if key == prev || reach & bit == 0 {
                 continue;
             }
             prev = key;
+            let cargo = key & 0xFF;
             let chain = chains[..n_chains].iter().copied().find(|c| c & bit != 0).unwrap_or(0);
             let under = cargo >= 9;
             let mut targets = chain & un;
@@ -240,12 +245,16 @@ impl Caravan {
     /// by the victim's distinct keys with a good on top under an unladen
     /// camel of `p`. Calls `f` on each until it returns `Some`.
     #[inline]
-    fn steals<T>(&self, p: usize, un: u64, mut f: impl FnMut(Action) -> Option<T>) -> Option<T> {
+    fn steals<T>(&self, p: usize, un: u64, f: impl FnMut(Action) -> Option<T>) -> Option<T> {
         // first ruled out at once over everyone's goods on top
         let tops = self.tops[0] | self.tops[1] | self.tops[2] | self.tops[3];
-        if self.theft[p] == 0 || tops & un == 0 {
-            return None;
-        }
+        if self.theft[p] == 0 || tops & un == 0 { None } else { self.steals_from(p, un, f) }
+    }
+
+    /// [`Caravan::steals`] once some good on top lies under an unladen
+    /// camel of `p`.
+    #[inline(never)]
+    fn steals_from<T>(&self, p: usize, un: u64, mut f: impl FnMut(Action) -> Option<T>) -> Option<T> {
         for q in 0..usize::from(self.config.players).min(MAX_PLAYERS) {
             if q == p || self.tops[q] & un == 0 {
                 continue;
@@ -297,7 +306,7 @@ impl Caravan {
         // C-5.1: with two actions left, 49 targets from the supply and 48
         // from a square; with one, the free squares from every source.
         let two = self.left >= 2;
-        let squares = count_sparse(un);
+        let squares = u32::from(self.un_squares[p]);
         let (moves, free) = if two {
             (u32::from(supply) * SQUARES as u32 + squares * (SQUARES as u32 - 1), 0)
         } else {

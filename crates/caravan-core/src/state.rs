@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::board::{KINDS, Kind, SPACES, SQUARES, Square};
+use crate::board::{KINDS, Kind, SPACES, SQUARES, Square, neighbours};
 use crate::config::CaravanConfig;
 
 /// Seats of a game (C-1.1: at most 4).
@@ -109,6 +109,12 @@ pub struct Caravan {
     /// Per player, the squares holding a laden camel (a good on top or
     /// under; derived from `loads`): where C-5.3 moves start.
     pub(crate) laden: [u64; MAX_PLAYERS],
+    /// Per player, the squares holding or next to a laden camel (derived
+    /// from `laden`): an unladen camel there is what lets goods move.
+    pub(crate) laden_near: [u64; MAX_PLAYERS],
+    /// Per player, the squares holding an unladen camel, counted (derived
+    /// from `unladen`).
+    pub(crate) un_squares: [u8; MAX_PLAYERS],
     /// Per player, the camels in its supply.
     pub(crate) supply: [u8; MAX_PLAYERS],
     /// `0` for an empty space, `1 + kind` for a good lying there.
@@ -153,6 +159,8 @@ impl Caravan {
             unladen: [0; MAX_PLAYERS],
             tops: [0; MAX_PLAYERS],
             laden: [0; MAX_PLAYERS],
+            laden_near: [0; MAX_PLAYERS],
+            un_squares: [0; MAX_PLAYERS],
             supply,
             lying: [0; SPACES],
             lying_at: 0,
@@ -191,8 +199,10 @@ impl Caravan {
             }
         }
         self.unladen[p] = un;
+        self.un_squares[p] = un.count_ones() as u8;
         self.tops[p] = tops;
         self.laden[p] = laden;
+        self.laden_near[p] = laden | neighbours(laden);
         self.occ[p] = un | laden;
     }
 
@@ -206,6 +216,7 @@ impl Caravan {
         let carry1 = c[1] & carry0;
         c[1] ^= carry0;
         c[2] ^= carry1;
+        self.un_squares[p] = self.un_squares[p].wrapping_add(u8::from(self.unladen[p] & bit == 0));
         self.unladen[p] |= bit;
         self.occ[p] |= bit;
     }
@@ -222,6 +233,7 @@ impl Caravan {
         c[1] ^= borrow0;
         c[2] ^= borrow1;
         let un = c[0] | c[1] | c[2];
+        self.un_squares[p] = self.un_squares[p].wrapping_sub(u8::from(un & bit == 0));
         self.unladen[p] = un;
         self.occ[p] = un | self.laden[p];
     }
