@@ -441,3 +441,46 @@ impl Caravan {
         n
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn three() -> Caravan {
+        Caravan::blank(CaravanConfig::default())
+    }
+
+    #[test]
+    fn unladen_counts_go_up_and_down_to_six_on_one_square() {
+        let mut s = three();
+        for n in 1..=6 {
+            s.add_unladen(1, 24);
+            assert_eq!(s.unladen_at(1, 24), n);
+            assert_eq!((s.unladen[1], s.occ[1], s.un_squares[1]), (1 << 24, 1 << 24, 1));
+        }
+        for n in (0..6).rev() {
+            s.remove_unladen(1, 24);
+            assert_eq!(s.unladen_at(1, 24), n);
+        }
+        assert_eq!((s.unladen[1], s.occ[1], s.un_squares[1]), (0, 0, 0));
+        assert_eq!(s.un_count[1], [0; 3]);
+    }
+
+    #[test]
+    fn keys_list_each_camel_sorted_with_the_supply_last() {
+        let mut s = three();
+        s.supply[0] = 0;
+        s.add_unladen(0, 30);
+        s.add_unladen(0, 30);
+        s.add_unladen(0, 2);
+        s.add_load(0, (30 << 8) | Cargo::Under(Kind::ALL[3]).code());
+        s.add_load(0, (2 << 8) | Cargo::Top(Kind::ALL[0]).code());
+        assert_eq!(s.keys(0), [2 << 8, (2 << 8) | 1, 30 << 8, 30 << 8, (30 << 8) | 12, NO_CAMEL]);
+        assert_eq!((s.laden[0], s.tops[0], s.un_squares[0]), ((1 << 2) | (1 << 30), 1 << 2, 2));
+        assert_eq!(s.laden_near[0], (1u64 << 2) | (1 << 30) | crate::board::neighbours((1 << 2) | (1 << 30)));
+        s.remove_load(0, (2 << 8) | 1);
+        assert_eq!(s.loads[0], [(30 << 8) | 12, NO_CAMEL, NO_CAMEL, NO_CAMEL, NO_CAMEL, NO_CAMEL]);
+        assert_eq!((s.tops[0], s.occ[0]), (0, (1 << 2) | (1 << 30)));
+        assert_eq!(three().keys(2), [SUPPLY_LOC << 8; 5].into_iter().chain([NO_CAMEL]).collect::<Vec<_>>()[..]);
+    }
+}
