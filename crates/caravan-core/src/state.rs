@@ -67,7 +67,7 @@ impl Cargo {
     }
 }
 
-/// The state of a game of Caravan: plain fixed-size data (`Copy`, about 400
+/// The state of a game of Caravan: plain fixed-size data (`Copy`, 424
 /// bytes), so a clone is a memcpy.
 ///
 /// * camels, per player: the unladen ones as a count per square (three
