@@ -199,62 +199,144 @@ impl Project {
     }
 }
 
-/// Cumulative reach sets towards one city: `layers[j]` holds every square
-/// from which a chain to the city costs at most `j` more actions.
+/// The reach sets towards one city, grown one layer at a time: layer `j`
+/// holds every square from which a chain to the city costs at most `j` more
+/// actions, for a player whose camels stand on `own` (unladen ones on `un`),
+/// with camels of anyone on `occ`. Entering an empty square costs 1, an
+/// occupied one 2, one of `own` 0 (C-5.1) — except the city, which needs an
+/// unladen camel of the player to receive the good (C-5.3), so laden camels
+/// of the player there do not count. The layers are cumulative; the last one
+/// is the whole board (every square is reachable within [`MAX_COST`]).
+///
+/// Layer `j` is layer `j - 1`, its empty neighbours, the occupied (not free)
+/// neighbours of layer `j - 2` and the city once `j` reaches the city's own
+/// cost, closed under adjacency through the free squares. The neighbours of
+/// each layer are computed once and carried to the next two layers.
 #[derive(Clone, Copy)]
-struct CostMap {
-    layers: [u64; MAX_COST],
-    len: u8,
+struct Growth {
+    /// The city's bit.
+    cbit: u64,
+    /// The squares entered for free (the player's camels, see above).
+    own0: u64,
+    /// The squares entered for 1.
+    empty: u64,
+    /// The squares entered for 2.
+    occ2: u64,
+    /// The first layer holding the city (0, 1 or 2).
+    seed_at: u8,
+    /// The index of the next layer.
+    j: u8,
+    /// Whether the last layer was made (the whole board, or [`MAX_COST`]).
+    done: bool,
+    /// Layer `j - 1`.
+    prev1: u64,
+    /// The neighbours of layer `j - 1`.
+    n1: u64,
+    /// The neighbours of layer `j - 2`.
+    n2: u64,
 }
 
-impl CostMap {
-    /// The cheapest cost from any square of `set`, [`INF`] if none.
+impl Growth {
+    /// The growth towards city square `c` (see [`Growth`]).
+    fn new(c: u8, own: u64, un: u64, occ: u64) -> Self {
+        let cbit = 1u64 << c;
+        let own0 = if un & cbit != 0 { own } else { own & !cbit };
+        let empty = FULL & !occ;
+        let seed_at = if own0 & cbit != 0 {
+            0
+        } else if empty & cbit != 0 {
+            1
+        } else {
+            2
+        };
+        Growth { cbit, own0, empty, occ2: occ & !own0, seed_at, j: 0, done: false, prev1: 0, n1: 0, n2: 0 }
+    }
+
+    /// The next layer, `None` after the last.
     #[inline]
-    fn cost_of(&self, set: u64) -> u8 {
-        for j in 0..usize::from(self.len) {
-            if self.layers[j] & set != 0 {
-                return j as u8;
+    fn next_layer(&mut self) -> Option<u64> {
+        if self.done {
+            return None;
+        }
+        let mut l = self.prev1 | (self.n1 & self.empty) | (self.n2 & self.occ2);
+        if self.j >= self.seed_at {
+            l |= self.cbit;
+        }
+        // close under adjacency through the free squares
+        let mut n = neighbours(l);
+        loop {
+            let grow = n & self.own0 & !l;
+            if grow == 0 {
+                break;
+            }
+            l |= grow;
+            n |= neighbours(grow);
+        }
+        self.j += 1;
+        self.done = l == FULL || usize::from(self.j) == MAX_COST;
+        self.n2 = self.n1;
+        self.n1 = n;
+        self.prev1 = l;
+        Some(l)
+    }
+
+    /// The first layer (at most `limit`) that meets `set`: the cheapest cost
+    /// from a square of `set` when it is at most `limit`, else [`INF`]. Grows
+    /// no further than needed.
+    fn cost_within(mut self, set: u64, limit: u8) -> u8 {
+        while self.j <= limit {
+            let j = self.j;
+            match self.next_layer() {
+                Some(l) if l & set != 0 => return j,
+                Some(_) => {}
+                None => break,
             }
         }
         INF
     }
 }
 
-/// The cost map towards city square `c` for a player whose camels stand on
-/// `own` (unladen ones on `un`), with camels of anyone on `occ`: entering an
-/// empty square costs 1, an occupied one 2, one of `own` 0 (C-5.1) — except
-/// the city, which needs an unladen camel of the player to receive the good
-/// (C-5.3), so laden camels of the player there do not count.
-fn cost_map(c: u8, own: u64, un: u64, occ: u64) -> CostMap {
-    let cbit = 1u64 << c;
-    let own0 = if un & cbit != 0 { own } else { own & !cbit };
-    let empty = FULL & !occ;
-    let occ2 = occ & !own0;
-    let seed_at = if own0 & cbit != 0 {
-        0
-    } else if empty & cbit != 0 {
-        1
-    } else {
-        2
-    };
-    let mut m = CostMap { layers: [0; MAX_COST], len: 0 };
-    let mut prev1 = 0u64; // layer j-1
-    let mut prev2 = 0u64; // layer j-2
-    for j in 0..MAX_COST {
-        let mut l = prev1 | (neighbours(prev1) & empty) | (neighbours(prev2) & occ2);
-        if j >= seed_at {
-            l |= cbit;
-        }
-        l = flood(l | own0, l) | l;
-        m.layers[j] = l;
-        m.len = j as u8 + 1;
-        if l == FULL {
-            break;
-        }
-        prev2 = prev1;
-        prev1 = l;
+/// The cost map towards one city (see [`Growth`]), its layers made on
+/// demand: a query grows it only until it has the answer, and later queries
+/// reuse the layers made.
+#[derive(Clone, Copy)]
+struct CostMap {
+    layers: [u64; MAX_COST],
+    /// The layers made so far.
+    len: u8,
+    growth: Growth,
+}
+
+impl CostMap {
+    fn new(c: u8, own: u64, un: u64, occ: u64) -> Self {
+        CostMap { layers: [0; MAX_COST], len: 0, growth: Growth::new(c, own, un, occ) }
     }
-    m
+
+    /// The cheapest cost from any square of `set`, [`INF`] if none.
+    #[inline]
+    fn cost_of(&mut self, set: u64) -> u8 {
+        for j in 0..usize::from(self.len) {
+            if self.layers[j] & set != 0 {
+                return j as u8;
+            }
+        }
+        while let Some(l) = self.growth.next_layer() {
+            let j = self.len;
+            self.layers[usize::from(j)] = l;
+            self.len += 1;
+            if l & set != 0 {
+                return j;
+            }
+        }
+        INF
+    }
+
+    /// Layer `j`, which a query answered with `j` has made.
+    #[inline]
+    fn layer(&self, j: u8) -> u64 {
+        debug_assert!(j < self.len);
+        self.layers[usize::from(j)]
+    }
 }
 
 struct Planner<'a> {
@@ -306,15 +388,12 @@ impl<'a> Planner<'a> {
         if self.occ & (1u64 << sq) != 0 { 2 } else { 1 }
     }
 
-    /// The cost map towards the city of `kind` (computed once per decision).
-    fn map(&mut self, kind: u8) -> CostMap {
-        let k = usize::from(kind) % KINDS;
-        if let Some(m) = self.maps[k] {
-            return m;
-        }
-        let m = cost_map(self.city(kind), self.own, self.un, self.occ);
-        self.maps[k] = Some(m);
-        m
+    /// The cost map towards the city of `kind` (one per decision, its layers
+    /// made as queries need them).
+    fn map(&mut self, kind: u8) -> &mut CostMap {
+        let c = self.city(kind);
+        let (own, un, occ) = (self.own, self.un, self.occ);
+        self.maps[usize::from(kind) % KINDS].get_or_insert_with(|| CostMap::new(c, own, un, occ))
     }
 
     fn decide(mut self) -> Action {
@@ -387,8 +466,7 @@ impl<'a> Planner<'a> {
             let kind = (v - 1) & 7;
             let q = s.config.board.spaces[i] % SQUARES as u8;
             let qbit = 1u64 << q;
-            let map = self.map(kind);
-            let j = map.cost_of(qbit);
+            let j = self.map(kind).cost_of(qbit);
             if j == INF {
                 continue;
             }
@@ -516,10 +594,11 @@ impl<'a> Planner<'a> {
         if j == INF || j == 0 {
             return None;
         }
+        let layer = map.layer(j);
         let c = self.city(kind);
         let cbit = 1u64 << c;
         let own0 = if self.un & cbit != 0 { self.own } else { self.own & !cbit };
-        let cand = (neighbours(comp) | comp) & !own0 & map.layers[usize::from(j)];
+        let cand = (neighbours(comp) | comp) & !own0 & layer;
         // an empty square first, then the one nearest the city, then the
         // lowest index; a camel taken from the board must make the chain
         // cheaper (no wandering back and forth)
@@ -546,7 +625,8 @@ impl<'a> Planner<'a> {
             let stays = self.dup & ybit != 0 || self.s.laden[self.p] & ybit != 0;
             let own = if stays { self.own | tbit } else { (self.own & !ybit) | tbit };
             let un = if self.dup & ybit != 0 { self.un | tbit } else { (self.un & !ybit) | tbit };
-            let after = cost_map(c, own, un, own | self.others).cost_of(flood(own, keep & comp));
+            // is the chain cheaper than `j` after the move?
+            let after = Growth::new(c, own, un, own | self.others).cost_within(flood(own, keep & comp), j - 1);
             if after < j {
                 return self.legal(Action::move_camel(Some(Square::unchecked(y)), Square::unchecked(t)));
             }
@@ -555,7 +635,7 @@ impl<'a> Planner<'a> {
 
     /// A camel move onto `t`, from the supply or from a camel no chain
     /// needs; `keep` are squares whose camels must stay.
-    fn place(&self, t: u8, keep: u64) -> Option<Action> {
+    fn place(&mut self, t: u8, keep: u64) -> Option<Action> {
         if self.enter(t) > self.left {
             return None;
         }
@@ -570,7 +650,7 @@ impl<'a> Planner<'a> {
     /// An unladen camel that can leave its square: a second camel on a
     /// square first, then one that no chain of a carried good needs (off a
     /// space with a lying good before one on it).
-    fn spare(&self, keep: u64) -> Option<u8> {
+    fn spare(&mut self, keep: u64) -> Option<u8> {
         let s = self.s;
         let dup = self.dup & !keep;
         if dup != 0 {
@@ -589,7 +669,7 @@ impl<'a> Planner<'a> {
             let c = self.city(kind);
             let lbit = 1u64 << loc;
             let comp = flood(self.own, lbit);
-            let j = cost_map(c, self.own, self.un, self.occ).cost_of(comp);
+            let j = self.map(kind).cost_of(comp);
             // a camel of the chain is needed when the chain costs more
             // without it
             let mut m = comp & self.un & !needed & !lbit;
@@ -602,7 +682,8 @@ impl<'a> Planner<'a> {
                 let own = if alone { self.own & !ybit } else { self.own };
                 let un = self.un & !ybit;
                 let occ = own | self.others;
-                if cost_map(c, own, un, occ).cost_of(flood(own, lbit)) > j {
+                // (only whether it is more than `j` matters)
+                if Growth::new(c, own, un, occ).cost_within(flood(own, lbit), j) > j {
                     needed |= ybit;
                 }
             }
