@@ -2,6 +2,7 @@
 //! [`tuned_ismcts`], the kit's ISMCTS tuned for Caravan (`ismcts-h` in
 //! `docs/bots.md`); `impl Bots for Caravan` names both for every front end.
 
+use arrayvec::ArrayVec;
 use boardgame_kit::{Agent, Bots, Budget, Evaluation, Game, GameRng, IsMctsAgent, Turn};
 
 use crate::action::Action;
@@ -205,13 +206,16 @@ impl Project {
 /// with camels of anyone on `occ`. Entering an empty square costs 1, an
 /// occupied one 2, one of `own` 0 (C-5.1) — except the city, which needs an
 /// unladen camel of the player to receive the good (C-5.3), so laden camels
-/// of the player there do not count. The layers are cumulative; the last one
-/// is the whole board (every square is reachable within [`MAX_COST`]).
+/// of the player there do not count. The layers are cumulative and reach the
+/// whole board within [`MAX_COST`] (a cheapest path has at most 13 squares,
+/// each costing at most 2).
 ///
-/// Layer `j` is layer `j - 1`, its empty neighbours, the occupied (not free)
-/// neighbours of layer `j - 2` and the city once `j` reaches the city's own
-/// cost, closed under adjacency through the free squares. The neighbours of
-/// each layer are computed once and carried to the next two layers.
+/// Layer `j` is layer `j - 1`, its empty neighbours and the occupied (not
+/// free) neighbours of layer `j - 2`, closed under adjacency through the free
+/// squares. The city enters as if a square of layer 0 lay next to it: every
+/// layer's neighbour set includes the city, so it joins layer 0 when free,
+/// layer 1 when empty and layer 2 when occupied. The neighbours of a layer
+/// are computed once and used by the next two layers.
 #[derive(Clone, Copy)]
 struct Growth {
     /// The city's bit.
@@ -222,17 +226,11 @@ struct Growth {
     empty: u64,
     /// The squares entered for 2.
     occ2: u64,
-    /// The first layer holding the city (0, 1 or 2).
-    seed_at: u8,
-    /// The index of the next layer.
-    j: u8,
-    /// Whether the last layer was made (the whole board, or [`MAX_COST`]).
-    done: bool,
-    /// Layer `j - 1`.
+    /// The last layer made (none yet: 0).
     prev1: u64,
-    /// The neighbours of layer `j - 1`.
+    /// The neighbours of the last layer made (none yet: 0).
     n1: u64,
-    /// The neighbours of layer `j - 2`.
+    /// The neighbours of the layer before it (none yet: 0).
     n2: u64,
 }
 
@@ -241,29 +239,16 @@ impl Growth {
     fn new(c: u8, own: u64, un: u64, occ: u64) -> Self {
         let cbit = 1u64 << c;
         let own0 = if un & cbit != 0 { own } else { own & !cbit };
-        let empty = FULL & !occ;
-        let seed_at = if own0 & cbit != 0 {
-            0
-        } else if empty & cbit != 0 {
-            1
-        } else {
-            2
-        };
-        Growth { cbit, own0, empty, occ2: occ & !own0, seed_at, j: 0, done: false, prev1: 0, n1: 0, n2: 0 }
+        Growth { cbit, own0, empty: FULL & !occ, occ2: occ & !own0, prev1: 0, n1: 0, n2: 0 }
     }
 
-    /// The next layer, `None` after the last.
+    /// Makes the next layer and returns it (after the whole board, the whole
+    /// board again).
     #[inline]
-    fn next_layer(&mut self) -> Option<u64> {
-        if self.done {
-            return None;
-        }
+    fn next_layer(&mut self) -> u64 {
         let mut l = self.prev1 | (self.n1 & self.empty) | (self.n2 & self.occ2);
-        if self.j >= self.seed_at {
-            l |= self.cbit;
-        }
+        let mut n = neighbours(l) | self.cbit;
         // close under adjacency through the free squares
-        let mut n = neighbours(l);
         loop {
             let grow = n & self.own0 & !l;
             if grow == 0 {
@@ -272,24 +257,22 @@ impl Growth {
             l |= grow;
             n |= neighbours(grow);
         }
-        self.j += 1;
-        self.done = l == FULL || usize::from(self.j) == MAX_COST;
         self.n2 = self.n1;
         self.n1 = n;
         self.prev1 = l;
-        Some(l)
+        l
     }
 
-    /// The first layer (at most `limit`) that meets `set`: the cheapest cost
-    /// from a square of `set` when it is at most `limit`, else [`INF`]. Grows
-    /// no further than needed.
+    /// The cheapest cost from a square of `set` when it is at most `limit`,
+    /// else [`INF`], growing no further than layer `limit`.
     fn cost_within(mut self, set: u64, limit: u8) -> u8 {
-        while self.j <= limit {
-            let j = self.j;
-            match self.next_layer() {
-                Some(l) if l & set != 0 => return j,
-                Some(_) => {}
-                None => break,
+        if set & FULL == 0 {
+            return INF; // no layer meets it
+        }
+        let last = usize::from(limit).min(MAX_COST - 1);
+        for j in 0..=last {
+            if self.next_layer() & set != 0 {
+                return j as u8;
             }
         }
         INF
@@ -299,42 +282,49 @@ impl Growth {
 /// The cost map towards one city (see [`Growth`]), its layers made on
 /// demand: a query grows it only until it has the answer, and later queries
 /// reuse the layers made.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct CostMap {
-    layers: [u64; MAX_COST],
-    /// The layers made so far.
-    len: u8,
+    /// The layers made so far, from layer 0.
+    layers: ArrayVec<u64, MAX_COST>,
     growth: Growth,
 }
 
 impl CostMap {
     fn new(c: u8, own: u64, un: u64, occ: u64) -> Self {
-        CostMap { layers: [0; MAX_COST], len: 0, growth: Growth::new(c, own, un, occ) }
+        CostMap { layers: ArrayVec::new(), growth: Growth::new(c, own, un, occ) }
     }
 
     /// The cheapest cost from any square of `set`, [`INF`] if none.
-    #[inline]
     fn cost_of(&mut self, set: u64) -> u8 {
-        for j in 0..usize::from(self.len) {
-            if self.layers[j] & set != 0 {
-                return j as u8;
-            }
+        if set & FULL == 0 {
+            return INF; // no layer meets it
         }
-        while let Some(l) = self.growth.next_layer() {
-            let j = self.len;
-            self.layers[usize::from(j)] = l;
-            self.len += 1;
+        if let Some(&last) = self.layers.last()
+            && last & set != 0
+        {
+            // the layers are cumulative: the first one meeting `set`
+            return self.layers.iter().position(|&l| l & set != 0).unwrap_or(0) as u8;
+        }
+        // Grow (in a local copy, kept in registers) until a layer meets
+        // `set`; one does before the layers run out, the last being the
+        // whole board.
+        let mut g = self.growth;
+        let mut found = INF;
+        while !self.layers.is_full() {
+            let l = g.next_layer();
+            self.layers.push(l);
             if l & set != 0 {
-                return j;
+                found = (self.layers.len() - 1) as u8;
+                break;
             }
         }
-        INF
+        self.growth = g;
+        found
     }
 
     /// Layer `j`, which a query answered with `j` has made.
     #[inline]
     fn layer(&self, j: u8) -> u64 {
-        debug_assert!(j < self.len);
         self.layers[usize::from(j)]
     }
 }
@@ -348,7 +338,10 @@ struct Planner<'a> {
     /// Squares with camels of the other players.
     others: u64,
     left: u8,
-    maps: [Option<CostMap>; KINDS],
+    /// The cost maps made in this decision (at most one per city)…
+    maps: ArrayVec<CostMap, KINDS>,
+    /// …and, per kind, the index of its map in `maps` (`u8::MAX`: none yet).
+    map_of: [u8; KINDS],
     /// Squares with two or more unladen camels of the mover.
     dup: u64,
 }
@@ -373,13 +366,18 @@ impl<'a> Planner<'a> {
             occ: s.occupied(),
             others: (0..s.occ.len()).filter(|&q| q != p).fold(0, |acc, q| acc | s.occ[q]),
             left: s.left,
-            maps: [None; KINDS],
+            maps: ArrayVec::new(),
+            map_of: [u8::MAX; KINDS],
             dup,
         }
     }
 
+    /// The square of the city of `kind`.
+    #[inline]
     fn city(&self, kind: u8) -> u8 {
-        self.s.config.board.cities[usize::from(kind) % KINDS] % SQUARES as u8
+        let c = self.s.config.board.cities[usize::from(kind) % KINDS];
+        // a validated board has every city on the board (C-2.4)
+        if usize::from(c) < SQUARES { c } else { c % SQUARES as u8 }
     }
 
     /// The action cost of a camel entering `sq` (C-5.1).
@@ -390,10 +388,14 @@ impl<'a> Planner<'a> {
 
     /// The cost map towards the city of `kind` (one per decision, its layers
     /// made as queries need them).
+    #[inline]
     fn map(&mut self, kind: u8) -> &mut CostMap {
-        let c = self.city(kind);
-        let (own, un, occ) = (self.own, self.un, self.occ);
-        self.maps[usize::from(kind) % KINDS].get_or_insert_with(|| CostMap::new(c, own, un, occ))
+        let k = usize::from(kind) % KINDS;
+        if self.map_of[k] == u8::MAX {
+            self.map_of[k] = self.maps.len() as u8;
+            self.maps.push(CostMap::new(self.city(kind), self.own, self.un, self.occ));
+        }
+        &mut self.maps[usize::from(self.map_of[k])]
     }
 
     fn decide(mut self) -> Action {
@@ -412,7 +414,10 @@ impl<'a> Planner<'a> {
             let kind = ((cargo - 1) & 7) as u8;
             let c = self.city(kind);
             let a = Action::good(Kind::ALL[usize::from(kind)], under, Square::unchecked(loc), Square::unchecked(c));
-            if s.check(a).is_ok()
+            // (a delivery needs an unladen camel of ours in the city, C-5.3:
+            // the rules' check runs only then)
+            if self.un & (1u64 << c) != 0
+                && s.check(a).is_ok()
                 && (!bag_empty || self.delivery_wins(kind))
                 && best_delivery.is_none_or(|(k, _)| kind < k)
             {
@@ -424,13 +429,9 @@ impl<'a> Planner<'a> {
         }
 
         // 2. Projects.
-        let mut projects = [Project { goal: Goal::Pick { space: 0 }, value: 0, cost: 1 }; MAX_PROJECTS];
-        let mut n = 0usize;
-        let mut push = |pr: Project, n: &mut usize| {
-            if *n < MAX_PROJECTS {
-                projects[*n] = pr;
-                *n += 1;
-            }
+        let mut projects = ArrayVec::<Project, MAX_PROJECTS>::new();
+        let mut push = |pr: Project| {
+            let _ = projects.try_push(pr); // more than MAX_PROJECTS: the rest are dropped
         };
         let mut held = 0u32;
         let mut prev = u16::MAX;
@@ -455,7 +456,7 @@ impl<'a> Planner<'a> {
                 continue;
             }
             let value = Kind::ALL[usize::from(kind)].points() as u32;
-            push(Project { goal: Goal::Carry { loc, kind, under }, value, cost: u32::from(j) + 1 }, &mut n);
+            push(Project { goal: Goal::Carry { loc, kind, under }, value, cost: u32::from(j) + 1 });
         }
         let total_camels = u32::from(s.config.camels);
         for i in 0..SPACES {
@@ -480,7 +481,7 @@ impl<'a> Planner<'a> {
             let avail = total_camels.saturating_sub(held);
             cost += need.saturating_sub(avail) + held;
             let value = Kind::ALL[usize::from(kind)].points() as u32 + u32::from(s.space_markers[i]);
-            push(Project { goal: Goal::Pick { space: i as u8 }, value, cost }, &mut n);
+            push(Project { goal: Goal::Pick { space: i as u8 }, value, cost });
         }
         if s.theft[p] > 0 {
             let players = usize::from(s.config.players);
@@ -513,26 +514,26 @@ impl<'a> Planner<'a> {
                     // taking it from the opponent counts too, fully with one
                     // opponent, less with several
                     let deny = if players == 2 { pts / 2 } else { pts / 4 };
-                    push(Project { goal: Goal::Steal { loc, kind, victim: q as u8 }, value: pts + deny, cost }, &mut n);
+                    push(Project { goal: Goal::Steal { loc, kind, victim: q as u8 }, value: pts + deny, cost });
                 }
             }
         }
         // Best first (stable insertion sort: ties keep enumeration order).
-        for i in 1..n {
+        for i in 1..projects.len() {
             let mut k = i;
             while k > 0 && projects[k].better(&projects[k - 1]) {
                 projects.swap(k, k - 1);
                 k -= 1;
             }
         }
-        for pr in projects.iter().take(n) {
+        for pr in &projects {
             if let Some(a) = self.step(pr) {
                 return a;
             }
         }
         // 3. Nothing affordable: move a carried good forward if that frees a
         // camel for next turn, else end the turn.
-        for pr in projects.iter().take(n) {
+        for pr in &projects {
             if let Goal::Carry { loc, kind, under } = pr.goal
                 && let Some(a) = self.forward(loc, kind, under)
             {
@@ -720,5 +721,102 @@ impl<'a> Planner<'a> {
         let (_, t) = best?;
         let a = Action::good(Kind::ALL[usize::from(kind) % KINDS], under, Square::unchecked(loc), Square::unchecked(t));
         self.legal(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The cost map as the planner first computed it, every layer at once
+    /// (the reference for [`Growth`] and [`CostMap`]): the layers, up to the
+    /// first that is the whole board.
+    fn reference_layers(c: u8, own: u64, un: u64, occ: u64) -> Vec<u64> {
+        let cbit = 1u64 << c;
+        let own0 = if un & cbit != 0 { own } else { own & !cbit };
+        let empty = FULL & !occ;
+        let occ2 = occ & !own0;
+        let seed_at = if own0 & cbit != 0 {
+            0
+        } else if empty & cbit != 0 {
+            1
+        } else {
+            2
+        };
+        let mut layers = Vec::new();
+        let mut prev1 = 0u64; // layer j-1
+        let mut prev2 = 0u64; // layer j-2
+        for j in 0..MAX_COST {
+            let mut l = prev1 | (neighbours(prev1) & empty) | (neighbours(prev2) & occ2);
+            if j >= seed_at {
+                l |= cbit;
+            }
+            l = flood(l | own0, l) | l;
+            layers.push(l);
+            if l == FULL {
+                break;
+            }
+            prev2 = prev1;
+            prev1 = l;
+        }
+        layers
+    }
+
+    /// The reference cost of `set`: the first layer meeting it.
+    fn reference_cost(layers: &[u64], set: u64) -> u8 {
+        layers.iter().position(|&l| l & set != 0).map_or(INF, |j| j as u8)
+    }
+
+    /// A position's bitboards and a city: the mover's camels `own` (0 to 12
+    /// squares, unladen ones `un`), everyone's `occ` (up to 30 more squares),
+    /// the city square `c` (on one of the mover's camels a third of the time).
+    fn boards() -> impl Strategy<Value = (u8, u64, u64, u64)> {
+        let squares = |n| proptest::collection::vec(0..SQUARES as u8, 0..n);
+        (squares(13), squares(31), any::<u64>(), 0..SQUARES as u8, 0..3u8).prop_map(|(mine, theirs, x, c, pick)| {
+            let bits = |v: &[u8]| v.iter().fold(0u64, |acc, &q| acc | 1u64 << q);
+            let own = bits(&mine);
+            let c = if pick == 0 && !mine.is_empty() { mine[usize::from(c) % mine.len()] } else { c };
+            (c, own, own & x, own | bits(&theirs))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn growth_makes_the_reference_layers((c, own, un, occ) in boards()) {
+            let reference = reference_layers(c, own, un, occ);
+            prop_assert_eq!(*reference.last().unwrap(), FULL, "the last layer is the whole board");
+            let mut g = Growth::new(c, own, un, occ);
+            for (j, &l) in reference.iter().enumerate() {
+                prop_assert_eq!(g.next_layer(), l, "layer {}", j);
+            }
+            prop_assert_eq!(g.next_layer(), FULL, "past the last layer");
+        }
+
+        #[test]
+        fn queries_answer_like_the_reference(
+            (c, own, un, occ) in boards(),
+            sets in proptest::collection::vec((any::<u64>(), 0..64u32, 0..30u8), 1..8),
+        ) {
+            let reference = reference_layers(c, own, un, occ);
+            let mut map = CostMap::new(c, own, un, occ);
+            for (x, sq, limit) in sets {
+                // a single square, a random set or nothing
+                let set = match x % 3 {
+                    0 => (1u64 << sq) & FULL,
+                    1 => x & x.rotate_left(11) & x.rotate_left(29) & FULL,
+                    _ => 0,
+                };
+                let cost = reference_cost(&reference, set);
+                prop_assert_eq!(map.cost_of(set), cost);
+                if cost != INF {
+                    prop_assert_eq!(map.layer(cost), reference[usize::from(cost)]);
+                }
+                let within = if cost <= limit { cost } else { INF };
+                prop_assert_eq!(Growth::new(c, own, un, occ).cost_within(set, limit), within);
+            }
+        }
     }
 }
