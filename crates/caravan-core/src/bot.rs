@@ -165,11 +165,32 @@ impl Bots for Caravan {
     }
 }
 
+/// `(row, col)` of every square index below 64 (`index / 7`, `index % 7`),
+/// so that [`manhattan`] needs no division.
+const ROW_COL: [(u8, u8); 64] = {
+    let mut t = [(0u8, 0u8); 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = ((i / SIDE) as u8, (i % SIDE) as u8);
+        i += 1;
+    }
+    t
+};
+
+/// The distance between squares `a` and `b` in orthogonal steps (both are
+/// square indices, below 49).
 #[inline]
 fn manhattan(a: u8, b: u8) -> u8 {
-    let (ar, ac) = (a / SIDE as u8, a % SIDE as u8);
-    let (br, bc) = (b / SIDE as u8, b % SIDE as u8);
+    let (ar, ac) = ROW_COL[usize::from(a) & 63];
+    let (br, bc) = ROW_COL[usize::from(b) & 63];
     ar.abs_diff(br) + ac.abs_diff(bc)
+}
+
+/// `sq` as a square index: a validated board has every square below 49
+/// (C-2.4), others are reduced modulo 49.
+#[inline]
+fn on_board(sq: u8) -> u8 {
+    if usize::from(sq) < SQUARES { sq } else { sq % SQUARES as u8 }
 }
 
 /// What a project is about.
@@ -375,9 +396,7 @@ impl<'a> Planner<'a> {
     /// The square of the city of `kind`.
     #[inline]
     fn city(&self, kind: u8) -> u8 {
-        let c = self.s.config.board.cities[usize::from(kind) % KINDS];
-        // a validated board has every city on the board (C-2.4)
-        if usize::from(c) < SQUARES { c } else { c % SQUARES as u8 }
+        on_board(self.s.config.board.cities[usize::from(kind) % KINDS])
     }
 
     /// The action cost of a camel entering `sq` (C-5.1).
@@ -465,7 +484,7 @@ impl<'a> Planner<'a> {
                 continue;
             }
             let kind = (v - 1) & 7;
-            let q = s.config.board.spaces[i] % SQUARES as u8;
+            let q = on_board(s.config.board.spaces[i]);
             let qbit = 1u64 << q;
             let j = self.map(kind).cost_of(qbit);
             if j == INF {
@@ -518,16 +537,19 @@ impl<'a> Planner<'a> {
                 }
             }
         }
-        // Best first (stable insertion sort: ties keep enumeration order).
-        for i in 1..projects.len() {
-            let mut k = i;
-            while k > 0 && projects[k].better(&projects[k - 1]) {
-                projects.swap(k, k - 1);
-                k -= 1;
+        // Best first, ties in enumeration order: a stable selection sort,
+        // made only as far as the first affordable step (usually the first
+        // project). Position `i` gets the first of the best of the rest; the
+        // others keep their order.
+        for i in 0..projects.len() {
+            let mut best = i;
+            for k in i + 1..projects.len() {
+                if projects[k].better(&projects[best]) {
+                    best = k;
+                }
             }
-        }
-        for pr in &projects {
-            if let Some(a) = self.step(pr) {
+            projects[i..=best].rotate_right(1);
+            if let Some(a) = self.step(&projects[i]) {
                 return a;
             }
         }
@@ -562,7 +584,7 @@ impl<'a> Planner<'a> {
                 }
             }
             Goal::Pick { space } => {
-                let q = self.s.config.board.spaces[usize::from(space) % SPACES] % SQUARES as u8;
+                let q = on_board(self.s.config.board.spaces[usize::from(space) % SPACES]);
                 let qbit = 1u64 << q;
                 if self.un & qbit != 0 {
                     return self.legal(Action::pick(space + 1)?);
@@ -693,7 +715,7 @@ impl<'a> Planner<'a> {
         let mut lying = 0u64;
         for i in 0..SPACES {
             if s.lying[i] != 0 {
-                lying |= 1u64 << (s.config.board.spaces[i] % SQUARES as u8);
+                lying |= 1u64 << on_board(s.config.board.spaces[i]);
             }
         }
         let first = if free & !lying != 0 { free & !lying } else { free };
