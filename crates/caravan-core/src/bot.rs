@@ -204,21 +204,65 @@ enum Goal {
     Steal { loc: u8, kind: u8, victim: u8 },
 }
 
+/// A project and what it costs: `cost` is `j` plus actions known without the
+/// cost map, where `j` is the cost map's cost of `set` (the good's chain, the
+/// space, the victim's square) towards the city of `kind`. Until `exact`,
+/// `j` (and so `cost`) is a lower bound: the map has not grown far enough to
+/// tell, and is grown only while the project could still come first.
 #[derive(Clone, Copy, Debug)]
 struct Project {
     goal: Goal,
     value: u32,
     cost: u32,
+    set: u64,
+    kind: u8,
+    j: u8,
+    exact: bool,
 }
 
 impl Project {
+    /// A project needing `extra` actions besides the map's cost of `set`,
+    /// which is at least `from`; `j` is what `map`'s made layers tell.
+    fn new(goal: Goal, value: u32, extra: u32, set: u64, kind: u8, map: &CostMap, from: u8) -> Self {
+        let (j, exact) = map.known(set, from);
+        Project { goal, value, cost: extra + u32::from(j), set, kind, j, exact }
+    }
+
     /// Whether `self` is a better deal than `other`: more points per action,
-    /// then fewer actions (earlier enumeration wins ties).
+    /// then fewer actions (earlier enumeration wins ties). With a lower bound
+    /// for the cost, whether it could be: a project's exact cost is never
+    /// better than its bound (the value is positive).
     fn better(&self, other: &Project) -> bool {
         let a = self.value * other.cost;
         let b = other.value * self.cost;
         a > b || (a == b && self.cost < other.cost)
     }
+}
+
+/// Whether project `a` comes before project `b` in the planner's order: a
+/// better deal, or as good and earlier (`a` and `b` are positions).
+fn ahead(projects: &[Project], a: usize, b: usize) -> bool {
+    projects[a].better(&projects[b]) || (!projects[b].better(&projects[a]) && a < b)
+}
+
+/// The largest cost at which project `a` would still come before project
+/// `b` (see [`ahead`]), `None` if not even at its present cost.
+fn last_ahead(projects: &[Project], a: usize, b: usize) -> Option<u32> {
+    let (pa, pb) = (&projects[a], &projects[b]);
+    let at = |cost: u32| {
+        let x = Project { cost, ..*pa };
+        x.better(pb) || (!pb.better(&x) && a < b)
+    };
+    if !at(pa.cost) {
+        return None;
+    }
+    // ahead ⇔ value_a · cost_b ≥ value_b · cost (up to ties): start at the
+    // ratio's bound and step down to the exact answer
+    let mut c = (pa.value * pb.cost / pb.value.max(1)).max(pa.cost);
+    while !at(c) {
+        c -= 1;
+    }
+    Some(c)
 }
 
 /// The reach sets towards one city, grown one layer at a time: layer `j`
@@ -348,6 +392,56 @@ impl CostMap {
     fn layer(&self, j: u8) -> u64 {
         self.layers[usize::from(j)]
     }
+
+    /// What the layers made so far tell about the cost of `set`, known to be
+    /// at least `from`: `(j, true)` when `j` is the cost, `(j, false)` when
+    /// it is only known to be at least `j`.
+    fn known(&self, set: u64, from: u8) -> (u8, bool) {
+        let len = self.layers.len() as u8;
+        match self.layers.last() {
+            Some(&last) if last & set != 0 => {
+                // the layers are cumulative: the first one meeting `set`
+                let j = (usize::from(from)..self.layers.len()).find(|&j| self.layers[j] & set != 0);
+                j.map_or((from, false), |j| (j as u8, true))
+            }
+            _ => (from.max(len), false),
+        }
+    }
+
+    /// The first layer from `from` to `to` that meets `set`, making the
+    /// layers up to it (up to `to` when none does); `set` meets none of the
+    /// layers below `from`.
+    fn first_in(&mut self, set: u64, from: u8, to: u8) -> Option<u8> {
+        let to = usize::from(to).min(MAX_COST - 1);
+        let made = self.layers.len();
+        for j in usize::from(from)..made.min(to + 1) {
+            if self.layers[j] & set != 0 {
+                return Some(j as u8);
+            }
+        }
+        let mut g = self.growth;
+        let mut found = None;
+        while self.layers.len() <= to {
+            let l = g.next_layer();
+            self.layers.push(l);
+            if l & set != 0 {
+                found = Some((self.layers.len() - 1) as u8);
+                break;
+            }
+        }
+        self.growth = g;
+        found
+    }
+
+    /// Whether layer `j` meets `set`, making the layers up to `j`. (Past the
+    /// last layer, the whole board: any square meets it.)
+    fn meets(&mut self, set: u64, j: u8) -> bool {
+        while self.layers.len() <= usize::from(j) && !self.layers.is_full() {
+            let l = self.growth.next_layer();
+            self.layers.push(l);
+        }
+        self.layers.get(usize::from(j)).map_or(set & FULL != 0, |&l| l & set != 0)
+    }
 }
 
 struct Planner<'a> {
@@ -469,13 +563,15 @@ impl<'a> Planner<'a> {
             let under = cargo >= 9;
             let kind = ((cargo - 1) & 7) as u8;
             let comp = flood(self.own, 1u64 << loc);
-            let j = self.map(kind).cost_of(comp);
-            if j == INF || j == 0 {
-                // complete chains that may not deliver (empty bag, not winning)
+            let map = self.map(kind);
+            if comp & FULL == 0 || map.meets(comp, 0) {
+                // complete chains (cost 0) that may not deliver (empty bag,
+                // not winning); an empty chain has no cost (none on a valid
+                // board)
                 continue;
             }
             let value = Kind::ALL[usize::from(kind)].points() as u32;
-            push(Project { goal: Goal::Carry { loc, kind, under }, value, cost: u32::from(j) + 1 });
+            push(Project::new(Goal::Carry { loc, kind, under }, value, 1, comp, kind, map, 1));
         }
         let total_camels = u32::from(s.config.camels);
         for i in 0..SPACES {
@@ -486,11 +582,7 @@ impl<'a> Planner<'a> {
             let kind = (v - 1) & 7;
             let q = on_board(s.config.board.spaces[i]);
             let qbit = 1u64 << q;
-            let j = self.map(kind).cost_of(qbit);
-            if j == INF {
-                continue;
-            }
-            let mut cost = u32::from(j) + 2;
+            let mut cost = 2;
             if self.own & qbit != 0 && self.un & qbit == 0 {
                 cost += 2; // only laden camels of ours there: another one is needed
             }
@@ -500,7 +592,8 @@ impl<'a> Planner<'a> {
             let avail = total_camels.saturating_sub(held);
             cost += need.saturating_sub(avail) + held;
             let value = Kind::ALL[usize::from(kind)].points() as u32 + u32::from(s.space_markers[i]);
-            push(Project { goal: Goal::Pick { space: i as u8 }, value, cost });
+            let map = self.map(kind);
+            push(Project::new(Goal::Pick { space: i as u8 }, value, cost, qbit, kind, map, 0));
         }
         if s.theft[p] > 0 {
             let players = usize::from(s.config.players);
@@ -518,11 +611,7 @@ impl<'a> Planner<'a> {
                     prev = key;
                     let kind = (cargo - 1) as u8;
                     let lbit = 1u64 << loc;
-                    let j = self.map(kind).cost_of(lbit);
-                    if j == INF {
-                        continue;
-                    }
-                    let mut cost = u32::from(j) + 2;
+                    let mut cost = 2;
                     if self.un & lbit == 0 {
                         // j counted entering the (occupied) square: 2 actions
                         if self.own & lbit != 0 {
@@ -533,21 +622,55 @@ impl<'a> Planner<'a> {
                     // taking it from the opponent counts too, fully with one
                     // opponent, less with several
                     let deny = if players == 2 { pts / 2 } else { pts / 4 };
-                    push(Project { goal: Goal::Steal { loc, kind, victim: q as u8 }, value: pts + deny, cost });
+                    let goal = Goal::Steal { loc, kind, victim: q as u8 };
+                    let map = self.map(kind);
+                    push(Project::new(goal, pts + deny, cost, lbit, kind, map, 0));
                 }
             }
         }
         // Best first, ties in enumeration order: a stable selection sort,
         // made only as far as the first affordable step (usually the first
         // project). Position `i` gets the first of the best of the rest; the
-        // others keep their order.
+        // others keep their order. A cost still known only as a lower bound
+        // is refined (its map grown) only as far as a cost that could still
+        // beat the best exact project so far: a project left behind at its
+        // bound is behind at its cost too.
         for i in 0..projects.len() {
-            let mut best = i;
-            for k in i + 1..projects.len() {
-                if projects[k].better(&projects[best]) {
-                    best = k;
+            // the first of the best of the exact ones…
+            let mut best: Option<usize> = None;
+            for k in i..projects.len() {
+                if projects[k].exact && best.is_none_or(|b| ahead(&projects, k, b)) {
+                    best = Some(k);
                 }
             }
+            // …then every other one that could be ahead of it: its map is
+            // grown as far as a cost that would still be ahead
+            for k in i..projects.len() {
+                if projects[k].exact {
+                    continue;
+                }
+                // the largest map cost `to` at which it would be ahead
+                let extra = projects[k].cost - u32::from(projects[k].j);
+                let to = match best {
+                    None => MAX_COST as u8 - 1,
+                    Some(b) => match last_ahead(&projects, k, b) {
+                        Some(cost) => (cost - extra).min(MAX_COST as u32 - 1) as u8,
+                        None => continue, // behind at its bound already
+                    },
+                };
+                let pr = &mut projects[k];
+                match self.map(pr.kind).first_in(pr.set, pr.j, to) {
+                    Some(j) => {
+                        (pr.j, pr.cost, pr.exact) = (j, extra + u32::from(j), true);
+                        best = Some(k); // ahead of the former best, by `to`
+                    }
+                    None => (pr.j, pr.cost) = (to + 1, extra + u32::from(to) + 1),
+                }
+            }
+            // (with no exact project before, the first unresolved one was
+            // resolved: every set of squares is met by the last layer, the
+            // whole board)
+            let best = best.unwrap_or(i);
             projects[i..=best].rotate_right(1);
             if let Some(a) = self.step(&projects[i]) {
                 return a;
@@ -818,6 +941,30 @@ mod tests {
         }
 
         #[test]
+        fn last_ahead_is_the_largest_cost_still_ahead(
+            va in 1..40u32, ca in 1..60u32, vb in 1..40u32, cb in 1..60u32, a_first in any::<bool>(),
+        ) {
+            let project = |value, cost| Project {
+                goal: Goal::Pick { space: 0 },
+                value,
+                cost,
+                set: 1,
+                kind: 0,
+                j: 0,
+                exact: false,
+            };
+            let mut projects = [project(va, ca), project(vb, cb)];
+            let (a, b) = if a_first { (0, 1) } else { projects.swap(0, 1); (1, 0) };
+            let ahead_at = |cost: u32| {
+                let mut p = projects;
+                p[a].cost = cost;
+                ahead(&p, a, b)
+            };
+            let expected = (ca..=4000).take_while(|&c| ahead_at(c)).last();
+            prop_assert_eq!(last_ahead(&projects, a, b), expected);
+        }
+
+        #[test]
         fn queries_answer_like_the_reference(
             (c, own, un, occ) in boards(),
             sets in proptest::collection::vec((any::<u64>(), 0..64u32, 0..30u8), 1..8),
@@ -838,6 +985,21 @@ mod tests {
                 }
                 let within = if cost <= limit { cost } else { INF };
                 prop_assert_eq!(Growth::new(c, own, un, occ).cost_within(set, limit), within);
+                // the lazy questions on a fresh map, then on this one
+                for m in [&mut CostMap::new(c, own, un, occ), &mut map] {
+                    let (j, exact) = m.known(set, 0);
+                    let told = if exact { j == cost } else { cost == INF || j <= cost };
+                    prop_assert!(told, "known: {} {}, cost {}", j, exact, cost);
+                    let to = limit.min(MAX_COST as u8 - 1);
+                    if cost != INF {
+                        let from = j.min(cost);
+                        let first = m.first_in(set, from, to);
+                        prop_assert_eq!(first, (cost <= to).then_some(cost));
+                    }
+                    let probe = limit % MAX_COST as u8;
+                    let meets = reference.get(usize::from(probe)).map_or(set != 0, |&l| l & set != 0);
+                    prop_assert_eq!(m.meets(set, probe), meets);
+                }
             }
         }
     }
