@@ -463,16 +463,9 @@ struct Planner<'a> {
 
 impl<'a> Planner<'a> {
     fn new(s: &'a Caravan, p: usize) -> Self {
-        let mut dup = 0u64;
-        let mut prev = u16::MAX;
-        for &k in &s.keys(p) {
-            if k >> 8 < SUPPLY_LOC && k & 0xFF == 0 {
-                if k == prev {
-                    dup |= 1u64 << (k >> 8);
-                }
-                prev = k;
-            }
-        }
+        // two or more unladen camels on a square: its count has the bit of
+        // 2 or of 4
+        let dup = s.un_count[p][1] | s.un_count[p][2];
         Planner {
             s,
             p,
@@ -517,7 +510,7 @@ impl<'a> Planner<'a> {
         let bag_empty = s.bag_total == 0;
         // 1. Deliveries (C-5.4), rare kinds first (lower kind index).
         let mut best_delivery: Option<(u8, Action)> = None;
-        for &key in &s.keys(p) {
+        for &key in &s.loads[p] {
             let loc = (key >> 8) as u8;
             let cargo = key & 0xFF;
             if u16::from(loc) >= SUPPLY_LOC || cargo == 0 {
@@ -548,8 +541,7 @@ impl<'a> Planner<'a> {
         };
         let mut held = 0u32;
         let mut prev = u16::MAX;
-        let keys = s.keys(p);
-        for &key in &keys {
+        for &key in &s.loads[p] {
             let loc = (key >> 8) as u8;
             let cargo = key & 0xFF;
             if u16::from(loc) >= SUPPLY_LOC || cargo == 0 {
@@ -602,7 +594,7 @@ impl<'a> Planner<'a> {
                     continue;
                 }
                 let mut prev = u16::MAX;
-                for &key in &s.keys(q) {
+                for &key in &s.loads[q] {
                     let loc = (key >> 8) as u8;
                     let cargo = key & 0xFF;
                     if u16::from(loc) >= SUPPLY_LOC || !(1..=8).contains(&cargo) || key == prev {
@@ -804,7 +796,7 @@ impl<'a> Planner<'a> {
         }
         let mut needed = keep;
         let mut prev = u16::MAX;
-        for &key in &s.keys(self.p) {
+        for &key in &s.loads[self.p] {
             let loc = (key >> 8) as u8;
             let cargo = key & 0xFF;
             if u16::from(loc) >= SUPPLY_LOC || cargo == 0 || key == prev {
