@@ -453,7 +453,7 @@ struct Planner<'a> {
     /// Squares with camels of the other players.
     others: u64,
     left: u8,
-    /// The cost maps made in this decision (at most one per city)…
+    /// The cost maps made in this decision (at most one per kind)…
     maps: ArrayVec<CostMap, KINDS>,
     /// …and, per kind, the index of its map in `maps` (`u8::MAX`: none yet).
     map_of: [u8; KINDS],
