@@ -574,18 +574,19 @@ impl<'a> Planner<'a> {
             let kind = (v - 1) & 7;
             let q = on_board(s.config.board.spaces[i]);
             let qbit = 1u64 << q;
-            let mut cost = 2;
+            // the actions besides the map's cost of the space
+            let mut extra = 2;
             if self.own & qbit != 0 && self.un & qbit == 0 {
-                cost += 2; // only laden camels of ours there: another one is needed
+                extra += 2; // only laden camels of ours there: another one is needed
             }
             // Chains longer than the free camels need the good moved along
             // (one more action per missing camel).
             let need = u32::from(manhattan(q, self.city(kind))) + 1;
             let avail = total_camels.saturating_sub(held);
-            cost += need.saturating_sub(avail) + held;
+            extra += need.saturating_sub(avail) + held;
             let value = Kind::ALL[usize::from(kind)].points() as u32 + u32::from(s.space_markers[i]);
             let map = self.map(kind);
-            push(Project::new(Goal::Pick { space: i as u8 }, value, cost, qbit, kind, map, 0));
+            push(Project::new(Goal::Pick { space: i as u8 }, value, extra, qbit, kind, map, 0));
         }
         if s.theft[p] > 0 {
             let players = usize::from(s.config.players);
@@ -603,11 +604,12 @@ impl<'a> Planner<'a> {
                     prev = key;
                     let kind = (cargo - 1) as u8;
                     let lbit = 1u64 << loc;
-                    let mut cost = 2;
+                    // the actions besides the map's cost of the square
+                    let mut extra = 2;
                     if self.un & lbit == 0 {
                         // j counted entering the (occupied) square: 2 actions
                         if self.own & lbit != 0 {
-                            cost += 2;
+                            extra += 2;
                         }
                     }
                     let pts = Kind::ALL[usize::from(kind)].points() as u32;
@@ -616,7 +618,7 @@ impl<'a> Planner<'a> {
                     let deny = if players == 2 { pts / 2 } else { pts / 4 };
                     let goal = Goal::Steal { loc, kind, victim: q as u8 };
                     let map = self.map(kind);
-                    push(Project::new(goal, pts + deny, cost, lbit, kind, map, 0));
+                    push(Project::new(goal, pts + deny, extra, lbit, kind, map, 0));
                 }
             }
         }
