@@ -788,15 +788,41 @@ impl<'a> Planner<'a> {
     }
 
     /// An unladen camel that can leave its square: a second camel on a
-    /// square first, then one that no chain of a carried good needs (off a
-    /// space with a lying good before one on it).
+    /// square first, then the lowest one that no chain of a carried good
+    /// needs (off a space with a lying good before one on it). Camels are
+    /// tried in that order and the first one not needed is taken, so only
+    /// the chains' need of the camels tried is worked out.
     fn spare(&mut self, keep: u64) -> Option<u8> {
         let s = self.s;
         let dup = self.dup & !keep;
         if dup != 0 {
             return Some(dup.trailing_zeros() as u8);
         }
-        let mut needed = keep;
+        let mut lying = 0u64;
+        for i in 0..SPACES {
+            if s.lying[i] != 0 {
+                lying |= 1u64 << on_board(s.config.board.spaces[i]);
+            }
+        }
+        let free = self.un & !keep;
+        for pool in [free & !lying, free & lying] {
+            let mut m = pool;
+            while m != 0 {
+                let y = m.trailing_zeros() as u8;
+                m &= m - 1;
+                if !self.chain_needs(y) {
+                    return Some(y);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the unladen camel on `y` is needed by the chain of a carried
+    /// good: the chain costs more without it.
+    fn chain_needs(&mut self, y: u8) -> bool {
+        let s = self.s;
+        let ybit = 1u64 << y;
         let mut prev = u16::MAX;
         for &key in &s.loads[self.p] {
             let loc = (key >> 8) as u8;
@@ -805,38 +831,25 @@ impl<'a> Planner<'a> {
                 continue;
             }
             prev = key;
-            let kind = ((cargo - 1) & 7) as u8;
-            let c = self.city(kind);
             let lbit = 1u64 << loc;
             let comp = flood(self.own, lbit);
+            if comp & self.un & !lbit & ybit == 0 {
+                continue; // not a camel of this chain (or the good's own)
+            }
+            let kind = ((cargo - 1) & 7) as u8;
+            let c = self.city(kind);
             let j = self.map(kind).cost_of(comp);
-            // a camel of the chain is needed when the chain costs more
-            // without it
-            let mut m = comp & self.un & !needed & !lbit;
-            while m != 0 {
-                let y = m.trailing_zeros() as u8;
-                m &= m - 1;
-                let ybit = 1u64 << y;
-                // other camels of ours on y (laden ones) keep it in the chain
-                let alone = s.laden[self.p] & (1u64 << y) == 0;
-                let own = if alone { self.own & !ybit } else { self.own };
-                let un = self.un & !ybit;
-                let occ = own | self.others;
-                // (only whether it is more than `j` matters)
-                if Growth::new(c, own, un, occ).cost_within(flood(own, lbit), j) > j {
-                    needed |= ybit;
-                }
+            // other camels of ours on y (laden ones) keep it in the chain
+            let alone = s.laden[self.p] & ybit == 0;
+            let own = if alone { self.own & !ybit } else { self.own };
+            let un = self.un & !ybit;
+            let occ = own | self.others;
+            // (only whether it is more than `j` matters)
+            if Growth::new(c, own, un, occ).cost_within(flood(own, lbit), j) > j {
+                return true;
             }
         }
-        let free = self.un & !needed;
-        let mut lying = 0u64;
-        for i in 0..SPACES {
-            if s.lying[i] != 0 {
-                lying |= 1u64 << on_board(s.config.board.spaces[i]);
-            }
-        }
-        let first = if free & !lying != 0 { free & !lying } else { free };
-        (first != 0).then(|| first.trailing_zeros() as u8)
+        false
     }
 
     /// Moves the good on `loc` to the unladen camel of its chain nearest its
