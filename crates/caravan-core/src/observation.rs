@@ -3,10 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::board::{KINDS, SPACES, SQUARES};
+use crate::board::{Bits, KINDS, SPACES, SQUARES};
 use crate::rules::allowance;
 use crate::setup::CaravanSetup;
-use crate::state::{Caravan, EndKind, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
+use crate::state::{Caravan, EndKind, MAX_PLAYERS, SUPPLY_LOC};
 
 /// What a seat knows of a Caravan game: everything (C-8.1, C-8.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,23 +55,24 @@ impl Caravan {
         };
         for j in 0..n {
             let p = (seat + j) % n;
-            for &key in &self.keys(p) {
+            // unladen camels: their count per square
+            for sq in Bits(self.unladen[p]) {
+                plane(out, P_UNLADEN + j, usize::from(sq), self.unladen_at(p, u32::from(sq)) as f32);
+            }
+            // laden camels: one key each
+            for &key in &self.loads[p] {
                 let loc = key >> 8;
-                if key == NO_CAMEL || loc >= SUPPLY_LOC {
-                    continue;
+                if loc >= SUPPLY_LOC {
+                    break;
                 }
                 let sq = usize::from(loc);
                 let cargo = usize::from(key & 0xFF);
-                match cargo {
-                    0 => plane(out, P_UNLADEN + j, sq, 1.0),
-                    1..=8 => {
-                        plane(out, P_TOP + j, sq, 1.0);
-                        plane(out, P_CARRIED + cargo - 1, sq, 1.0);
-                    }
-                    _ => {
-                        plane(out, P_UNDER + j, sq, 1.0);
-                        plane(out, P_CARRIED + ((cargo - 9) & 7), sq, 1.0);
-                    }
+                if cargo <= 8 {
+                    plane(out, P_TOP + j, sq, 1.0);
+                    plane(out, P_CARRIED + ((cargo - 1) & 7), sq, 1.0);
+                } else {
+                    plane(out, P_UNDER + j, sq, 1.0);
+                    plane(out, P_CARRIED + ((cargo - 9) & 7), sq, 1.0);
                 }
             }
         }

@@ -118,6 +118,42 @@ proptest! {
         }
     }
 
+    /// The camel planes of the observation tensor (docs/encoding-caravan.md:
+    /// unladen, on top, under per player slot; goods carried per kind) count
+    /// exactly the camels `camels_on_board` lists, stacked camels included.
+    #[test]
+    fn tensor_camel_planes_count_the_camels_on_board(players in 2u8..=4, seed: u64, steps in 0usize..400, bias in 0u32..=4) {
+        const SQ: usize = 49;
+        let w = walk(players, seed, steps, bias);
+        let n = usize::from(players);
+        let mut t = vec![0f32; 1938];
+        for (s, _) in w.iter().step_by(7) {
+            for seat in 0..n {
+                s.write_observation_tensor(seat, &mut t).unwrap();
+                let mut want = vec![0f32; 28 * SQ];
+                for j in 0..n {
+                    for (sq, cargo) in s.camels_on_board((seat + j) % n) {
+                        let i = usize::from(sq.index());
+                        match cargo {
+                            Cargo::Empty => want[j * SQ + i] += 1.0,
+                            Cargo::Top(k) => {
+                                want[(4 + j) * SQ + i] += 1.0;
+                                want[(20 + k as usize) * SQ + i] += 1.0;
+                            }
+                            Cargo::Under(k) => {
+                                want[(8 + j) * SQ + i] += 1.0;
+                                want[(20 + k as usize) * SQ + i] += 1.0;
+                            }
+                        }
+                    }
+                }
+                // planes 12..20 are the goods lying: skip them
+                prop_assert_eq!(&t[..12 * SQ], &want[..12 * SQ]);
+                prop_assert_eq!(&t[20 * SQ..28 * SQ], &want[20 * SQ..28 * SQ]);
+            }
+        }
+    }
+
     #[test]
     fn canonical_actions_lead_to_distinct_states(players in 2u8..=4, seed: u64, steps in 8usize..300, bias in 0u32..=4) {
         // C-5.6: applying each legal action to clones gives pairwise
