@@ -130,13 +130,10 @@ impl Caravan {
             }
         }
         // C-5.2
-        if self.lying_at & un != 0 {
-            for i in 0..SPACES {
-                if self.lying[i] != 0 && un & (1u64 << (self.config.board.spaces[i] & 63)) != 0 {
-                    out.push(Action::pick_at(i));
-                }
-            }
-        }
+        self.picks(un, |pick| {
+            out.push(pick);
+            None::<()>
+        });
         // C-5.3: each distinct (square, good, position) of a laden camel.
         self.goods_sets(p, un, |base, targets| {
             out.push_mask(base, targets);
@@ -170,6 +167,27 @@ impl Caravan {
                 return Some(Action::draw_at(k));
             }
             r -= w;
+        }
+        None
+    }
+
+    /// The pick-ups (C-5.2) open to a seat whose unladen camels stand on
+    /// `un`, in the order [`Caravan::generate`] lists them: each numbered
+    /// space, in space order, with a good lying under one of those camels
+    /// (a valid board has its spaces on distinct squares). Calls `f` on each
+    /// until it returns `Some`.
+    #[inline]
+    fn picks<T>(&self, un: u64, mut f: impl FnMut(Action) -> Option<T>) -> Option<T> {
+        let can_pick = self.lying_at & un;
+        if can_pick == 0 {
+            return None;
+        }
+        for (i, &sq) in self.config.board.spaces.iter().enumerate() {
+            if can_pick & (1u64 << (sq & 63)) != 0
+                && let Some(found) = f(Action::pick_at(i))
+            {
+                return Some(found);
+            }
         }
         None
     }
@@ -315,8 +333,7 @@ impl Caravan {
         };
         // C-5.2: only where a good lies under an unladen camel of the mover
         // (a valid board has its spaces on distinct squares)
-        let can_pick = self.lying_at & un;
-        let pick_count = count_sparse(can_pick);
+        let pick_count = count_sparse(self.lying_at & un);
         let mut good_count = 0;
         self.goods_sets(p, un, |_, targets| {
             good_count += targets.count_ones();
@@ -354,17 +371,14 @@ impl Caravan {
         }
         i -= moves;
         if i < pick_count {
-            // the i-th space, in space order, with a good under an unladen camel
-            let mut left = i;
-            for (j, &sq) in self.config.board.spaces.iter().enumerate() {
-                if can_pick & (1u64 << (sq & 63)) != 0 {
-                    if left == 0 {
-                        return Some(Action::pick_at(j));
-                    }
-                    left -= 1;
+            return self.picks(un, |pick| {
+                if i == 0 {
+                    Some(pick)
+                } else {
+                    i -= 1;
+                    None
                 }
-            }
-            return None;
+            });
         }
         i -= pick_count;
         if i < good_count {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::board::{KINDS, Kind, SPACES, SQUARES, Square, neighbours};
+use crate::board::{Bits, KINDS, Kind, SPACES, SQUARES, Square, neighbours};
 use crate::config::CaravanConfig;
 
 /// Seats of a game (C-1.1: at most 4).
@@ -280,7 +280,7 @@ impl Caravan {
         let mut out = [NO_CAMEL; MAX_CAMELS];
         let mut slots = out.iter_mut();
         let mut loads = self.loads[p].iter().copied().take_while(|&k| k != NO_CAMEL).peekable();
-        for sq in crate::board::Bits(self.occ[p]) {
+        for sq in Bits(self.occ[p]) {
             let loc = u16::from(sq);
             for _ in 0..self.unladen_at(p, u32::from(sq)) {
                 if let Some(slot) = slots.next() {
