@@ -6,10 +6,11 @@
 //! changes a line here. The game is driven here with one `GameRng`, so the
 //! values depend on the search code and the engine alone.
 
-use boardgame_kit::{
-    ActionId, Agent, Budget, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats, Turn, sample_chance,
-};
-use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic, tuned_ismcts};
+mod common;
+
+use boardgame_kit::{ActionId, Agent, Budget, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats};
+use caravan_core::{Caravan, CaravanConfig, tuned_ismcts};
+use common::heuristic_positions;
 
 /// FNV-1a over 64-bit words.
 fn fold(h: u64, x: u64) -> u64 {
@@ -20,33 +21,6 @@ const FNV: u64 = 0xcbf2_9ce4_8422_2325;
 
 fn config() -> CaravanConfig {
     CaravanConfig { players: 3, ..Default::default() }
-}
-
-/// Every `step`-th decision position of a heuristic game (seed 3), at most
-/// `count` of them, with the seat to move.
-fn positions(step: usize, count: usize) -> Vec<(Caravan, usize)> {
-    let config = config();
-    let mut state = Caravan::new_game(&config).unwrap();
-    let mut bots: Vec<CaravanHeuristic> = (0..3).map(|_| CaravanHeuristic::new()).collect();
-    let mut rng = GameRng::new(3);
-    let mut chances = <Caravan as Game>::ChanceList::default();
-    let mut out = Vec::new();
-    let mut decisions = 0usize;
-    while out.len() < count {
-        let action = match state.turn() {
-            Turn::Terminal => break,
-            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).unwrap(),
-            Turn::Player(seat) => {
-                if decisions.is_multiple_of(step) {
-                    out.push((state, seat));
-                }
-                decisions += 1;
-                bots[seat].act(&state, seat, &mut rng)
-            }
-        };
-        state.apply(action).unwrap();
-    }
-    out
 }
 
 fn line(name: &str, i: usize, action: ActionId, s: SearchStats, digest: u64) -> String {
@@ -85,7 +59,7 @@ fn flat_line(name: &str, agent: &mut FlatMcAgent<Caravan>, positions: &[(Caravan
 }
 
 fn actual() -> Vec<String> {
-    let positions = positions(23, 4);
+    let positions = heuristic_positions(3, 3, 23, 4);
     let mut out = Vec::new();
     out.extend(ismcts_line("ismcts", &mut IsMctsAgent::with_iterations(30), &positions));
     out.extend(ismcts_line("ismcts-d8", &mut IsMctsAgent::with_iterations(400).rollout_depth(8), &positions));

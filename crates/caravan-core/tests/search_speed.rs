@@ -15,36 +15,14 @@
 //! (default 200). `SPEED_ONLY=h` or `SPEED_ONLY=r` times one of them. The
 //! search rng is seeded per position, so every run does the same work.
 
-use boardgame_kit::{Agent, Budget, Game, GameRng, IsMctsAgent, Turn, sample_chance};
-use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic, tuned_ismcts};
+mod common;
+
+use boardgame_kit::{Agent, Budget, Game, GameRng, IsMctsAgent};
+use caravan_core::{Caravan, tuned_ismcts};
+use common::heuristic_positions;
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn positions(players: u8, step: usize, count: usize) -> Vec<(Caravan, usize)> {
-    let config = CaravanConfig { players, ..Default::default() };
-    let mut state = Caravan::new_game(&config).unwrap();
-    let mut bots: Vec<CaravanHeuristic> = (0..players).map(|_| CaravanHeuristic::new()).collect();
-    let mut rng = GameRng::new(3);
-    let mut chances = <Caravan as Game>::ChanceList::default();
-    let mut out = Vec::new();
-    let mut decisions = 0usize;
-    while out.len() < count {
-        let action = match state.turn() {
-            Turn::Terminal => break,
-            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).unwrap(),
-            Turn::Player(seat) => {
-                if decisions.is_multiple_of(step) {
-                    out.push((state, seat));
-                }
-                decisions += 1;
-                bots[seat].act(&state, seat, &mut rng)
-            }
-        };
-        state.apply(action).unwrap();
-    }
-    out
 }
 
 fn time(name: &str, mut agent: IsMctsAgent<Caravan>, positions: &[(Caravan, usize)]) {
@@ -67,7 +45,7 @@ fn time(name: &str, mut agent: IsMctsAgent<Caravan>, positions: &[(Caravan, usiz
 #[ignore = "release-mode measurement"]
 fn ismcts_iterations_per_second() {
     let players: u8 = env("SPEED_PLAYERS", 3);
-    let positions = positions(players, env("SPEED_STEP", 10), env("SPEED_POSITIONS", 20));
+    let positions = heuristic_positions(players, 3, env("SPEED_STEP", 10), env("SPEED_POSITIONS", 20));
     let only: String = env("SPEED_ONLY", String::new());
     if only != "r" {
         let agent = tuned_ismcts(Budget::Iterations(env("SPEED_H_ITERS", 1000)));

@@ -2,8 +2,8 @@
 //! biased driver of C-9.3.
 #![allow(dead_code)]
 
-use boardgame_kit::{Game, GameRng, Turn, sample_chance};
-use caravan_core::{Act, Action, Caravan, CaravanConfig, CaravanSetup, Cargo, Kind, Square};
+use boardgame_kit::{Agent, Game, GameRng, Turn, sample_chance};
+use caravan_core::{Act, Action, Caravan, CaravanConfig, CaravanHeuristic, CaravanSetup, Cargo, Kind, Square};
 
 /// A square by name.
 pub fn sq(s: &str) -> Square {
@@ -187,4 +187,32 @@ pub fn biased_game(config: CaravanConfig, seed: u64, keep_states: bool) -> Biase
         states.push(s);
     }
     BiasedGame { state: s, refills, states }
+}
+
+/// Every `step`-th decision position of a game of `players` heuristic
+/// players (default config otherwise; the heuristic and chance drawn from
+/// one `GameRng::new(seed)`), at most `count` of them, with the seat to move.
+pub fn heuristic_positions(players: u8, seed: u64, step: usize, count: usize) -> Vec<(Caravan, usize)> {
+    let config = CaravanConfig { players, ..Default::default() };
+    let mut state = Caravan::new_game(&config).unwrap();
+    let mut bots: Vec<CaravanHeuristic> = (0..players).map(|_| CaravanHeuristic::new()).collect();
+    let mut rng = GameRng::new(seed);
+    let mut chances = <Caravan as Game>::ChanceList::default();
+    let mut out = Vec::new();
+    let mut decisions = 0usize;
+    while out.len() < count {
+        let action = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).unwrap(),
+            Turn::Player(seat) => {
+                if decisions.is_multiple_of(step) {
+                    out.push((state, seat));
+                }
+                decisions += 1;
+                bots[seat].act(&state, seat, &mut rng)
+            }
+        };
+        state.apply(action).unwrap();
+    }
+    out
 }
