@@ -364,27 +364,8 @@ impl CostMap {
         if set & FULL == 0 {
             return INF; // no layer meets it
         }
-        if let Some(&last) = self.layers.last()
-            && last & set != 0
-        {
-            // the layers are cumulative: the first one meeting `set`
-            return self.layers.iter().position(|&l| l & set != 0).unwrap_or(0) as u8;
-        }
-        // Grow (in a local copy, kept in registers) until a layer meets
-        // `set`; one does before the layers run out, the last being the
-        // whole board.
-        let mut g = self.growth;
-        let mut found = INF;
-        while !self.layers.is_full() {
-            let l = g.next_layer();
-            self.layers.push(l);
-            if l & set != 0 {
-                found = (self.layers.len() - 1) as u8;
-                break;
-            }
-        }
-        self.growth = g;
-        found
+        // one layer does before the layers run out, the last being the whole board
+        self.first_in(set, 0, MAX_COST as u8 - 1).unwrap_or(INF)
     }
 
     /// Layer `j`, which a query answered with `j` has made.
@@ -413,12 +394,14 @@ impl CostMap {
     /// layers below `from`.
     fn first_in(&mut self, set: u64, from: u8, to: u8) -> Option<u8> {
         let to = usize::from(to).min(MAX_COST - 1);
-        let made = self.layers.len();
-        for j in usize::from(from)..made.min(to + 1) {
-            if self.layers[j] & set != 0 {
-                return Some(j as u8);
-            }
+        if let Some(&last) = self.layers.last()
+            && last & set != 0
+        {
+            // the layers are cumulative: a made one meets `set`
+            let made = self.layers.len();
+            return (usize::from(from)..made.min(to + 1)).find(|&j| self.layers[j] & set != 0).map(|j| j as u8);
         }
+        // Grow (in a local copy, kept in registers) until a layer meets `set`.
         let mut g = self.growth;
         let mut found = None;
         while self.layers.len() <= to {
