@@ -75,9 +75,13 @@ async fn create_view_and_act() {
     let end_id = v["legal"].as_array().unwrap().iter().find(|a| a["action"] == "end").unwrap()["id"].clone();
     let (st, r) = s.act(id, Some(&t0), json!({ "action": end_id })).await;
     assert_eq!(st, StatusCode::OK, "{r}");
+    // The bot plays seat 1 on its own; once seat 0 (a human) is to move again
+    // the table stands still, so both views see one position.
+    let seat0 = s.wait_for(id, Some(&t0), |v| my_turn(v) || over(v)).await;
     let public = s.view(id, None).await.1;
+    assert!(seat0["version"].is_u64(), "{seat0}");
+    assert_eq!(public["version"], seat0["version"], "nothing moved between the two views");
     // C-8.1: Caravan hides nothing, so a spectator sees the whole board
-    let seat0 = s.view(id, Some(&t0)).await.1;
     assert!(public["observation"]["position"].is_object(), "{public}");
     assert_eq!(public["observation"]["position"], seat0["observation"]["position"]);
     assert!(public["legal"].as_array().unwrap().is_empty());
