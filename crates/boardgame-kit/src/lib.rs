@@ -15,7 +15,7 @@
 //! * [`Bots`], [`AgentSpec`] — an engine's own agents, and agents by name
 //!   (`random`, `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`).
 //! * [`Agent`], [`RandomAgent`], [`play_game`], [`playout`], [`perft`],
-//!   [`Arena`] — generic tools; [`conformance`] — the test suite every engine
+//!   [`decision_positions`], [`Arena`] — generic tools; [`conformance`] — the test suite every engine
 //!   runs against itself; `strategy` (feature `proptest`) — proptest
 //!   strategies for arbitrary reachable states.
 //! * [`IsMctsAgent`], [`FlatMcAgent`] — search agents generic over the trait:
@@ -41,7 +41,7 @@ mod search;
 pub mod strategy;
 pub mod testgame;
 
-pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
+pub use agent::{Agent, RandomAgent, count_legal, decision_positions, perft, playout, random_action};
 pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
 pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat};
 pub use bots::{AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS};

@@ -3,8 +3,8 @@
 use boardgame_kit::testgame::{HiddenNim, NimAction, NimConfig, NimError};
 use boardgame_kit::{
     Agent, Arena, Driver, Entrant, Game, GameRecord, GameRng, Outcome, PlayError, RandomAgent, RecordError,
-    RecordHeader, SHARE_UNIT, Seats, Turn, Viewer, conformance, legal_action_mask, perft, play_game, playout,
-    wilson_interval,
+    RecordHeader, SHARE_UNIT, Seats, Turn, Viewer, conformance, decision_positions, legal_action_mask, perft,
+    play_game, playout, wilson_interval,
 };
 
 fn new(stones: u8) -> HiddenNim {
@@ -364,6 +364,44 @@ fn driver_rejects_illegal_agent_actions_and_wrong_agent_counts() {
     assert!(matches!(e, PlayError::IllegalAgentAction { step: 3, seat: 1, .. }), "{e}");
     let e = play_game::<HiddenNim>(&NimConfig { stones: 3 }, &mut [&mut RandomAgent], 0).unwrap_err();
     assert!(matches!(e, PlayError::AgentCount { seats: 2, agents: 1 }));
+}
+
+#[test]
+fn decision_positions_takes_every_nth_decision_of_the_agents_game() {
+    let start = new(12);
+    let all = |seed| {
+        let (mut a, mut b) = (FirstAgent, FirstAgent);
+        let mut agents: [&mut dyn Agent<HiddenNim>; 2] = [&mut a, &mut b];
+        decision_positions(start, &mut agents, &mut GameRng::new(seed), 1, usize::MAX).unwrap()
+    };
+    for seed in 0..10 {
+        let every = all(seed);
+        // the whole game: every decision, in order, each with its seat to move
+        assert!(every.len() >= 6, "12 stones take at least six decisions");
+        for (state, seat) in &every {
+            assert_eq!(state.turn(), Turn::Player(*seat));
+        }
+        let mut last = every.last().unwrap().0;
+        let mut list = <HiddenNim as Game>::ActionList::default();
+        last.legal_actions(&mut list);
+        last.apply(list[0]).unwrap();
+        assert!(last.is_terminal() || last.turn() == Turn::Chance, "nothing is left out at the end");
+        // every third one, at most two; `every` 0 counts as 1
+        let (mut a, mut b) = (FirstAgent, FirstAgent);
+        let mut agents: [&mut dyn Agent<HiddenNim>; 2] = [&mut a, &mut b];
+        let some = decision_positions(start, &mut agents, &mut GameRng::new(seed), 3, 2).unwrap();
+        assert_eq!(some, vec![every[0], every[3]]);
+        let zero = decision_positions(start, &mut agents, &mut GameRng::new(seed), 0, usize::MAX).unwrap();
+        assert_eq!(zero, every);
+        assert!(decision_positions(start, &mut agents, &mut GameRng::new(seed), 1, 0).unwrap().is_empty());
+    }
+    assert_ne!(all(0), all(1), "the seed draws the chance nodes");
+    // the driver's refusals
+    let mut agents: [&mut dyn Agent<HiddenNim>; 2] = [&mut Cheater, &mut Cheater];
+    let e = decision_positions(new(3), &mut agents, &mut GameRng::new(0), 1, 100).unwrap_err();
+    assert!(matches!(e, PlayError::IllegalAgentAction { step: 3, seat: 1, .. }), "{e}");
+    let e = decision_positions(new(3), &mut [&mut RandomAgent], &mut GameRng::new(0), 1, 100).unwrap_err();
+    assert!(matches!(e, PlayError::AgentCount { seats: 2, agents: 1 }), "{e}");
 }
 
 #[test]

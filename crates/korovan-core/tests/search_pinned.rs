@@ -6,7 +6,7 @@
 //! changes a line here. The game is driven here with one `GameRng`, so the
 //! values depend on the search code and the engine alone.
 
-use boardgame_kit::{ActionId, Agent, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats, Turn, sample_chance};
+use boardgame_kit::{ActionId, Agent, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats, decision_positions};
 use korovan_core::{Korovan, KorovanConfig, KorovanHeuristic};
 
 /// FNV-1a over 64-bit words.
@@ -23,28 +23,9 @@ fn config() -> KorovanConfig {
 /// Every `step`-th decision position of a heuristic game (seed 3), at most
 /// `count` of them, with the seat to move.
 fn positions(step: usize, count: usize) -> Vec<(Korovan, usize)> {
-    let config = config();
-    let mut state = Korovan::new_game(&config).unwrap();
     let mut bots: Vec<KorovanHeuristic> = (0..5).map(|_| KorovanHeuristic::new()).collect();
-    let mut rng = GameRng::new(3);
-    let mut chances = <Korovan as Game>::ChanceList::default();
-    let mut out = Vec::new();
-    let mut decisions = 0usize;
-    while out.len() < count {
-        let action = match state.turn() {
-            Turn::Terminal => break,
-            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).unwrap(),
-            Turn::Player(seat) => {
-                if decisions.is_multiple_of(step) {
-                    out.push((state, seat));
-                }
-                decisions += 1;
-                bots[seat].act(&state, seat, &mut rng)
-            }
-        };
-        state.apply(action).unwrap();
-    }
-    out
+    let mut agents: Vec<&mut dyn Agent<Korovan>> = bots.iter_mut().map(|b| b as &mut dyn Agent<Korovan>).collect();
+    decision_positions(Korovan::new_game(&config()).unwrap(), &mut agents, &mut GameRng::new(3), step, count).unwrap()
 }
 
 fn line(name: &str, i: usize, action: ActionId, s: SearchStats, digest: u64) -> String {

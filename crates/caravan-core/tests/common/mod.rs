@@ -2,7 +2,7 @@
 //! biased driver of C-9.3.
 #![allow(dead_code)]
 
-use boardgame_kit::{Agent, Game, GameRng, Turn, sample_chance};
+use boardgame_kit::{Agent, Game, GameRng, Turn, decision_positions, sample_chance};
 use caravan_core::{Act, Action, Caravan, CaravanConfig, CaravanHeuristic, CaravanSetup, Cargo, Kind, Square};
 
 /// A square by name.
@@ -194,25 +194,7 @@ pub fn biased_game(config: CaravanConfig, seed: u64, keep_states: bool) -> Biase
 /// one `GameRng::new(seed)`), at most `count` of them, with the seat to move.
 pub fn heuristic_positions(players: u8, seed: u64, step: usize, count: usize) -> Vec<(Caravan, usize)> {
     let config = CaravanConfig { players, ..Default::default() };
-    let mut state = Caravan::new_game(&config).unwrap();
     let mut bots: Vec<CaravanHeuristic> = (0..players).map(|_| CaravanHeuristic::new()).collect();
-    let mut rng = GameRng::new(seed);
-    let mut chances = <Caravan as Game>::ChanceList::default();
-    let mut out = Vec::new();
-    let mut decisions = 0usize;
-    while out.len() < count {
-        let action = match state.turn() {
-            Turn::Terminal => break,
-            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).unwrap(),
-            Turn::Player(seat) => {
-                if decisions.is_multiple_of(step) {
-                    out.push((state, seat));
-                }
-                decisions += 1;
-                bots[seat].act(&state, seat, &mut rng)
-            }
-        };
-        state.apply(action).unwrap();
-    }
-    out
+    let mut agents: Vec<&mut dyn Agent<Caravan>> = bots.iter_mut().map(|b| b as &mut dyn Agent<Caravan>).collect();
+    decision_positions(Caravan::new_game(&config).unwrap(), &mut agents, &mut GameRng::new(seed), step, count).unwrap()
 }
