@@ -55,7 +55,7 @@ impl Game for Korovan {
 
     /// The listed draw without the list: the legal actions counted, the
     /// index drawn, the action at that index decoded (see the rules).
-    #[inline]
+    #[inline(always)]
     fn random_legal_action(&self, rng: &mut GameRng) -> Option<KorovanAction> {
         self.random_legal(rng)
     }
@@ -71,7 +71,7 @@ impl Game for Korovan {
         self.check(action).map_err(|reason| KorovanError::Illegal { action, reason })
     }
 
-    #[inline]
+    #[inline(always)]
     fn apply_unchecked(&mut self, action: KorovanAction) {
         self.play(action);
     }
