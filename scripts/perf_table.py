@@ -11,6 +11,8 @@ import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent / "target" / "criterion"
 groups = ["korovan_3", "korovan_5", "korovan_9", "caravan_2", "caravan_3", "caravan_4"]
+# positions of heuristic-driven Caravan games: per-position benches, no playouts
+position_groups = groups + ["caravan-heuristic_2", "caravan-heuristic_3", "caravan-heuristic_4"]
 positions = ["opening", "middle", "late"]
 ops = ["legal_actions", "clone", "apply_checked", "apply_unchecked", "observation_tensor"]
 baseline = sys.argv[1] if len(sys.argv) > 1 else "new"
@@ -45,14 +47,14 @@ for g in groups:
         out.write(f"| {g.replace('_', '/')} | {el / ns * 1e3:.1f} M | {games * 1e9 / ns:,.0f} | {el / games:.2f} |\n")
 out.write("\nPer-operation times in ns (opening / middle / late):\n\n")
 out.write("| engine/players | " + " | ".join(ops) + " |\n" + "|---" * (len(ops) + 1) + "|\n")
-for g in groups:
+for g in position_groups:
     cells = []
     for op in ops:
         vals = [estimate(root / g / op / pos) for pos in positions]
         cells.append(" / ".join("–" if v is None else f"{v:.1f}" for v in vals))
     out.write(f"| {g.replace('_', '/')} | " + " | ".join(cells) + " |\n")
 out.write("\nPerft (nodes/s, opening / middle / late):\n\n| engine/players | depth | nodes/s |\n|---|---|---|\n")
-for g in groups:
+for g in position_groups:
     for d in range(1, 5):
         vals = []
         for pos in positions:
