@@ -1,8 +1,7 @@
 //! Agents and allocation-free random play: [`Agent`], [`RandomAgent`],
-//! [`playout`], [`random_action`], [`perft`]; positions of agents' games
-//! for benchmarks and pinned tests: [`decision_positions`].
+//! [`playout`], [`random_action`], [`perft`].
 
-use crate::{Game, GameRng, PlayError, Turn, sample_chance};
+use crate::{Game, GameRng, Turn};
 
 /// A player: chooses an action for the seat whose turn it is.
 ///
@@ -68,83 +67,6 @@ pub fn playout<G: Game>(state: &mut G, rng: &mut GameRng, max_steps: usize) -> u
         steps += 1;
     }
     steps
-}
-
-/// Plays on from `state` with one agent per seat (in seat order), every draw
-/// (chance by its weights, as [`sample_chance`], and the agents') from the
-/// one `rng`, and returns every `every`-th decision position met (the first
-/// included; `every` 0 counts as 1) with the seat to move there, at most
-/// `most` of them. Stops at the end of the game or when `most` are found.
-///
-/// The positions depend on the engine, the agents and the seed alone: the
-/// fixed, realistic positions a search benchmark or a pinned search test
-/// wants (random walks give crowded, unnatural ones).
-///
-/// # Errors
-/// [`PlayError::AgentCount`] when `agents` does not match the seats;
-/// [`PlayError::IllegalAgentAction`] (its step counted from `state`) when an
-/// agent chooses an illegal action; [`PlayError::TooLong`] when the game
-/// outlasts [`Game::max_game_length`] or a chance node lists no outcome.
-///
-/// ```
-/// use boardgame_kit::{decision_positions, Agent, Game, GameRng, RandomAgent, Turn, testgame::HiddenNim};
-/// let start = HiddenNim::new_game(&Default::default()).unwrap();
-/// let (mut a, mut b) = (RandomAgent, RandomAgent);
-/// let mut agents: [&mut dyn Agent<HiddenNim>; 2] = [&mut a, &mut b];
-/// let positions = decision_positions(start, &mut agents, &mut GameRng::new(5), 2, 3).unwrap();
-/// assert!(!positions.is_empty() && positions.len() <= 3);
-/// for (state, seat) in &positions {
-///     assert_eq!(state.turn(), Turn::Player(*seat));
-/// }
-/// ```
-pub fn decision_positions<G: Game>(
-    mut state: G,
-    agents: &mut [&mut dyn Agent<G>],
-    rng: &mut GameRng,
-    every: usize,
-    most: usize,
-) -> Result<Vec<(G, usize)>, PlayError<G::Error>> {
-    let seats = state.num_players();
-    if agents.len() != seats {
-        return Err(PlayError::AgentCount { seats, agents: agents.len() });
-    }
-    let bound = G::max_game_length(state.config());
-    let every = every.max(1);
-    let mut chances = G::ChanceList::default();
-    let mut out = Vec::new();
-    let mut decisions = 0usize;
-    let mut step = 0usize;
-    while out.len() < most {
-        let turn = state.turn();
-        if turn == Turn::Terminal {
-            break;
-        }
-        if step >= bound {
-            return Err(PlayError::TooLong(bound));
-        }
-        let action = match turn {
-            Turn::Terminal => break,
-            Turn::Chance => sample_chance(&state, rng, &mut chances).ok_or(PlayError::TooLong(bound))?,
-            Turn::Player(seat) => {
-                if decisions.is_multiple_of(every) {
-                    out.push((state.clone(), seat));
-                    if out.len() == most {
-                        break;
-                    }
-                }
-                decisions += 1;
-                let agent = &mut agents[seat];
-                let action = agent.act(&state, seat, rng);
-                if let Err(source) = state.validate(action) {
-                    return Err(PlayError::IllegalAgentAction { step, seat, agent: agent.name(), source });
-                }
-                action
-            }
-        };
-        state.apply_unchecked(action);
-        step += 1;
-    }
-    Ok(out)
 }
 
 /// One step of uniformly random play: at a player's turn a uniformly random

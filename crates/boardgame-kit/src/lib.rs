@@ -41,11 +41,13 @@ mod search;
 pub mod strategy;
 pub mod testgame;
 
-pub use agent::{Agent, RandomAgent, count_legal, decision_positions, perft, playout, random_action};
+pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
 pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
 pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat};
 pub use bots::{AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS};
-pub use driver::{AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, play_from, play_game};
+pub use driver::{
+    AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_from, play_game,
+};
 pub use game::{
     ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, Turn, Viewer, chance_actions,
     legal_action_mask, sample_chance,
