@@ -405,7 +405,9 @@ pub fn decision_positions<G: Game>(
                     }
                 }
                 decisions += 1;
-                let agent = &mut agents[seat];
+                let Some(agent) = agents.get_mut(seat) else {
+                    return Err(PlayError::AgentCount { seats, agents: agents.len() });
+                };
                 let action = agent.act(&state, seat, rng);
                 if let Err(source) = state.validate(action) {
                     return Err(PlayError::IllegalAgentAction { step, seat, agent: agent.name(), source });
