@@ -15,12 +15,11 @@ draws a uniform legal action.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import time
 
 import boardgames
+from machine import describe, load_average
 
 
 def python_loop(new_state, seconds, seed):
@@ -67,20 +66,7 @@ def native_loop(game, seconds, seed):
 
 
 def machine():
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
-    return (
-        f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}, load average {', '.join(f'{x:.2f}' for x in load)}"
-    )
+    return f"{describe()}, load average {load_average()}"
 
 
 def main():

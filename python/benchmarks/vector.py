@@ -28,14 +28,13 @@ wheel in release mode for meaningful figures
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import numpy as np
 
 import boardgames
 from boardgames import CHANCE_PLAYER, VectorEnv
+from machine import describe, load_average
 
 
 def masked_policy(env, rng):
@@ -125,30 +124,13 @@ def loop_rate(name, players, seconds, observe=True, **config):
     return steps, time.perf_counter() - wall0, time.process_time() - cpu0
 
 
-def machine():
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
-
-
-def load():
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per row (default 2)")
     args = parser.parse_args()
     cases = [("korovan", 5, 1024, {}), ("caravan", 3, 256, {})]
-    print(f"machine: {machine()}", flush=True)
-    print(f"load average at start (1, 5, 15 min): {load()}", flush=True)
+    print(f"machine: {describe()}", flush=True)
+    print(f"load average at start (1, 5, 15 min): {load_average()}", flush=True)
     rows = []
     for name, players, n, config in cases:
         bsteps, bwall, bcpu = loop_rate(name, players, args.seconds, observe=False, **config)
@@ -176,7 +158,7 @@ def main():
                     f"{rate_cpu:,.0f}/CPU-s, step only {only_steps / in_step:,.0f}/s wall, {only_cpu:,.0f}/CPU-s",
                     flush=True,
                 )
-    print(f"load average at end (1, 5, 15 min): {load()}")
+    print(f"load average at end (1, 5, 15 min): {load_average()}")
     print()
     print("| engine | how | threads | steps/s (wall) | steps per CPU-second | `step` only, per CPU-second | × loop (CPU) | × bare loop (CPU) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
