@@ -527,17 +527,5 @@ pub fn chance_actions<G: Game>(state: &G, out: &mut G::ActionList) {
 /// the outcome weights. `None` when `state` is not a chance node.
 pub fn sample_chance<G: Game>(state: &G, rng: &mut GameRng, buf: &mut G::ChanceList) -> Option<G::Action> {
     state.chance_outcomes(buf);
-    let total: u64 = buf.iter().map(|o| u64::from(o.weight)).sum();
-    if total == 0 {
-        return None;
-    }
-    let mut r = rng.below_u64(total);
-    for o in buf.iter() {
-        let w = u64::from(o.weight);
-        if r < w {
-            return Some(o.action);
-        }
-        r -= w;
-    }
-    None
+    rng.weighted_by(buf.iter().map(|o| u64::from(o.weight))).map(|i| buf[i].action)
 }

@@ -144,13 +144,29 @@ impl GameRng {
     /// Picks index `i` with probability `weights[i] / sum(weights)`, exactly
     /// (integer arithmetic). `None` when the slice is empty or all weights are 0.
     pub fn weighted(&mut self, weights: &[u32]) -> Option<usize> {
-        let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
+        self.weighted_by(weights.iter().map(|&w| u64::from(w)))
+    }
+
+    /// [`GameRng::weighted`] over weights given as an iterator (walked twice:
+    /// once for the total, once to find the index), so a caller's counts
+    /// need no slice of their own: one [`GameRng::below_u64`] over the total,
+    /// then the index whose cumulative weight passes the draw. This is the
+    /// draw of [`crate::sample_chance`], so an engine's fast chance draw that
+    /// uses it over the outcomes' weights in list order draws the same. The
+    /// sum must fit `u64`.
+    #[inline]
+    pub fn weighted_by<I>(&mut self, weights: I) -> Option<usize>
+    where
+        I: IntoIterator<Item = u64>,
+        I::IntoIter: Clone,
+    {
+        let weights = weights.into_iter();
+        let total: u64 = weights.clone().sum();
         if total == 0 {
             return None;
         }
         let mut r = self.below_u64(total);
-        for (i, &w) in weights.iter().enumerate() {
-            let w = u64::from(w);
+        for (i, w) in weights.enumerate() {
             if r < w {
                 return Some(i);
             }

@@ -156,19 +156,7 @@ impl Caravan {
         if self.end.is_some() || self.pending == 0 {
             return None;
         }
-        let total: u64 = self.bag.iter().map(|&n| u64::from(n)).sum();
-        if total == 0 {
-            return None;
-        }
-        let mut r = rng.below_u64(total);
-        for (k, &n) in self.bag.iter().enumerate() {
-            let w = u64::from(n);
-            if r < w {
-                return Some(Action::draw_at(k));
-            }
-            r -= w;
-        }
-        None
+        rng.weighted_by(self.bag.iter().map(|&n| u64::from(n))).map(Action::draw_at)
     }
 
     /// The pick-ups (C-5.2) open to a seat whose unladen camels stand on

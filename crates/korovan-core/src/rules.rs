@@ -516,19 +516,8 @@ impl Korovan {
         if self.phase != Phase::Deal {
             return None;
         }
-        let total: u64 = self.deck.iter().map(|&c| u64::from(c)).sum();
-        if total == 0 {
-            return None;
-        }
-        let mut r = rng.below_u64(total);
-        for (k, &c) in self.deck.iter().enumerate() {
-            let w = u64::from(c);
-            if r < w {
-                return Helper::from_index(k).map(KorovanAction::Deal);
-            }
-            r -= w;
-        }
-        None
+        rng.weighted_by(self.deck.iter().map(|&c| u64::from(c)))
+            .and_then(|k| Helper::from_index(k).map(KorovanAction::Deal))
     }
 
     /// K-3.1: at a deal, each kind left with weight copies left (out of the
