@@ -280,40 +280,17 @@ pub fn check_with<G: Game>(config: &G::Config, options: &Options) -> Result<Conf
                 }
             }
             // a public observation (if the game has one) cannot tell apart
-            // the actions hidden from spectators
-            let mut first_public: Option<(G::Action, Option<G::Observation>)> = None;
-            for &a in list.iter().filter(|&&a| state.view_action(Viewer::Spectator, a).is_none()) {
-                let mut child = state.clone();
-                child.apply_unchecked(a);
-                let public = child.public_observation();
-                match &first_public {
-                    None => first_public = Some((a, public)),
-                    Some((b, first)) if *first != public => {
-                        return Err(err(format!(
-                            "{a} and {b} are both hidden from spectators but lead to different public observations"
-                        )));
-                    }
-                    Some(_) => {}
-                }
-            }
+            // the actions hidden from spectators, nor a seat's observation
+            // the actions hidden from that seat
+            hidden_alike(&state, &list, Viewer::Spectator, "public observations", |child: &G, _| {
+                Ok(child.public_observation())
+            })
+            .map_err(err)?;
             for seat in 0..n {
-                let mut first_hidden: Option<(G::Action, G::Observation)> = None;
-                for &a in list.iter().filter(|&&a| state.view_action(Viewer::Seat(seat), a).is_none()) {
-                    let mut child = state.clone();
-                    child.apply_unchecked(a);
-                    let Ok(obs) = child.observation(seat) else {
-                        return Err(err(format!("observation of seat {seat} fails after {a}")));
-                    };
-                    match &first_hidden {
-                        None => first_hidden = Some((a, obs)),
-                        Some((b, first)) if *first != obs => {
-                            return Err(err(format!(
-                                "{a} and {b} are both hidden from seat {seat} but lead to different observations"
-                            )));
-                        }
-                        Some(_) => {}
-                    }
-                }
+                hidden_alike(&state, &list, Viewer::Seat(seat), "observations", |child, a| {
+                    child.observation(seat).map_err(|_| format!("observation of seat {seat} fails after {a}"))
+                })
+                .map_err(err)?;
             }
             if state.observation(n).is_ok() || state.write_observation_tensor(n, &mut tensor).is_ok() {
                 return Err(err(format!("seat {n} of a {n}-seat game is accepted")));
@@ -374,6 +351,36 @@ pub fn check_with<G: Game>(config: &G::Config, options: &Options) -> Result<Conf
         check_record::<G>(config, seed, &state, &ids)?;
     }
     Ok(report)
+}
+
+/// The actions of `list` that `viewer` cannot see must all lead to one
+/// `view` (`what`, in the message) of the state after them; `Err` names the
+/// first two that do not, or says why `view` failed.
+fn hidden_alike<G: Game, T: PartialEq>(
+    state: &G,
+    list: &[G::Action],
+    viewer: Viewer,
+    what: &str,
+    mut view: impl FnMut(&G, G::Action) -> Result<T, String>,
+) -> Result<(), String> {
+    let mut first: Option<(G::Action, T)> = None;
+    for &a in list.iter().filter(|&&a| state.view_action(viewer, a).is_none()) {
+        let mut child = state.clone();
+        child.apply_unchecked(a);
+        let seen = view(&child, a)?;
+        match &first {
+            None => first = Some((a, seen)),
+            Some((b, v)) if *v != seen => {
+                let who = match viewer {
+                    Viewer::Seat(seat) => format!("seat {seat}"),
+                    _ => "spectators".to_string(),
+                };
+                return Err(format!("{a} and {b} are both hidden from {who} but lead to different {what}"));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 fn check_record<G: Game>(config: &G::Config, seed: u64, end: &G, ids: &[ActionId]) -> Result<(), ConformanceError> {

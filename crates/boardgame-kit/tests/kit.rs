@@ -162,6 +162,8 @@ enum Defect {
     HidesOwnDeal,
     /// `random_legal_action` always takes one stone.
     BiasedDraw,
+    /// `public_observation` is seat 0's, which shows seat 0's own card.
+    PublicOwnCard,
 }
 
 thread_local!(static DEFECT: std::cell::Cell<Defect> = const { std::cell::Cell::new(Defect::OmitsTakeTwo) });
@@ -224,6 +226,12 @@ impl Game for Broken {
     fn observation(&self, seat: usize) -> Result<Self::Observation, NimError> {
         self.inner.observation(seat)
     }
+    fn public_observation(&self) -> Option<Self::Observation> {
+        match self.defect {
+            Defect::PublicOwnCard => self.inner.observation(0).ok(),
+            _ => self.inner.public_observation(),
+        }
+    }
     fn observation_tensor_shape(c: &NimConfig) -> Vec<usize> {
         HiddenNim::observation_tensor_shape(c)
     }
@@ -261,6 +269,7 @@ fn conformance_suite_catches_broken_engines() {
         (Defect::BadCodec, "decode"),
         (Defect::HidesOwnDeal, "hidden from seat"),
         (Defect::BiasedDraw, "random draw"),
+        (Defect::PublicOwnCard, "hidden from spectators"),
     ] {
         DEFECT.with(|d| d.set(defect));
         let err = conformance::check::<Broken>(&NimConfig { stones: 6 }, 5, 0).unwrap_err();
