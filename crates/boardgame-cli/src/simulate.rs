@@ -674,6 +674,22 @@ pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String
     Ok(())
 }
 
+/// Adds the results of a `simulate --json` text to `acc` (parsed and
+/// checked, [`parse_results`]; merged, [`merge_into`]; the first text
+/// starts the sum): the step of `boardgame merge` and of the Python
+/// binding's `merge_results`.
+///
+/// # Errors
+/// When `text` is not such results, or they do not merge with `acc`.
+pub fn merge_text(acc: &mut Option<SimResults>, text: &str) -> Result<(), String> {
+    let r = parse_results(text)?;
+    match acc {
+        None => *acc = Some(r),
+        Some(a) => merge_into(a, &r)?,
+    }
+    Ok(())
+}
+
 /// Runs `boardgame merge`.
 ///
 /// # Errors
@@ -683,11 +699,7 @@ pub fn merge(args: MergeArgs) -> Result<(), CliError> {
     for path in &args.files {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", path.display())))?;
-        let r = parse_results(&text).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
-        match &mut acc {
-            None => acc = Some(r),
-            Some(a) => merge_into(a, &r).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?,
-        }
+        merge_text(&mut acc, &text).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
     }
     let Some(r) = acc else {
         return Err(CliError::Usage("no files to merge".into()));

@@ -788,11 +788,7 @@ fn merge_results(results: Vec<String>) -> PyResult<String> {
     use boardgame_cli::simulate;
     let mut acc: Option<simulate::SimResults> = None;
     for (i, text) in results.iter().enumerate() {
-        let r = simulate::parse_results(text).map_err(|e| value_error(format!("result {i}: {e}")))?;
-        match &mut acc {
-            None => acc = Some(r),
-            Some(a) => simulate::merge_into(a, &r).map_err(|e| value_error(format!("result {i}: {e}")))?,
-        }
+        simulate::merge_text(&mut acc, text).map_err(|e| value_error(format!("result {i}: {e}")))?;
     }
     acc.map(|r| simulate::to_json(&r)).ok_or_else(|| value_error("no results to merge"))
 }
