@@ -33,8 +33,9 @@ from ._boardgames import InvalidActionError, _VectorCore
 
 __all__ = ["VectorEnv", "InvalidActionError"]
 
-# The bound of the observation spaces (as the PettingZoo environments'):
-# every tensor entry is a small count, flag or fraction.
+# The bound of the observation spaces, here and in the PettingZoo
+# environments: tensors hold raw counts, flags and fractions
+# (docs/encoding-*.md), all within the integers a float32 represents exactly.
 _OBS_BOUND = float(2**24)
 
 

@@ -36,10 +36,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import boardgames
+from boardgames.vector import _OBS_BOUND
 
-# Observation tensors hold raw counts and flags (docs/encoding-*.md); this
-# bound holds every value a float32 represents exactly as an integer.
-_OBS_BOUND = float(2**24)
 
 
 class BoardGameEnv(AECEnv, EzPickle):
