@@ -24,17 +24,18 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use boardgames::caravan::{Caravan, CaravanConfig, CaravanHeuristic, EndKind};
-use boardgames::kit::{Agent, Game, GameRng, Turn, perft, playout, sample_chance};
+use boardgames::kit::{Agent, Game, GameRng, RandomAgent, Turn, perft, playout, sample_chance};
 use boardgames::korovan::{Korovan, KorovanConfig};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 
-/// The random game of `seed`, as the list of states before each action.
-fn game_states<G: Game>(config: &G::Config, seed: u64) -> Vec<G> {
+/// The game of `seed` that `agent` plays at every seat (chance from
+/// `GameRng::new(seed).child(0)`, decisions from `child(1)`), as the list of
+/// states before each action.
+fn game_states<G: Game>(config: &G::Config, seed: u64, agent: &mut dyn Agent<G>) -> Vec<G> {
     let mut state = G::new_game(config).expect("bench configs are valid");
     let root = GameRng::new(seed);
     let mut chance = root.child(0);
     let mut pick = root.child(1);
-    let mut list = G::ActionList::default();
     let mut chances = G::ChanceList::default();
     let mut states = Vec::new();
     loop {
@@ -42,42 +43,17 @@ fn game_states<G: Game>(config: &G::Config, seed: u64) -> Vec<G> {
         let a = match state.turn() {
             Turn::Terminal => break,
             Turn::Chance => sample_chance(&state, &mut chance, &mut chances).expect("chance node has outcomes"),
-            Turn::Player(_) => {
-                state.legal_actions(&mut list);
-                list[pick.index(list.len())]
-            }
+            Turn::Player(seat) => agent.act(&state, seat, &mut pick),
         };
-        state.apply_unchecked(a);
-    }
-    states
-}
-
-/// The heuristic-driven Caravan game of `seed` (every seat
-/// `CaravanHeuristic`, chance from `GameRng::new(seed).child(0)`), as the
-/// list of states before each action.
-fn heuristic_states(config: &CaravanConfig, seed: u64) -> Vec<Caravan> {
-    let mut state = Caravan::new_game(config).expect("bench configs are valid");
-    let root = GameRng::new(seed);
-    let mut chance = root.child(0);
-    let mut pick = root.child(1);
-    let mut bot = CaravanHeuristic::new();
-    let mut chances = Default::default();
-    let mut states = Vec::new();
-    loop {
-        states.push(state);
-        let a = match state.turn() {
-            Turn::Terminal => break,
-            Turn::Chance => sample_chance(&state, &mut chance, &mut chances).expect("chance node has outcomes"),
-            Turn::Player(seat) => bot.act(&state, seat, &mut pick),
-        };
-        state.apply(a).expect("the heuristic plays legal actions");
+        state.apply(a).expect("agents play legal actions");
     }
     states
 }
 
 /// Opening, middle and late positions (player decisions) of seed 1's game.
 fn positions<G: Game>(config: &G::Config) -> [(&'static str, G); 3] {
-    cut(game_states::<G>(config, 1))
+    // uniform random decisions: `RandomAgent` draws `list[pick.index(len)]`
+    cut(game_states::<G>(config, 1, &mut RandomAgent))
 }
 
 /// Opening, middle and late positions (player decisions) of a game given
@@ -203,7 +179,7 @@ fn caravan(c: &mut Criterion) {
     // heuristic-driven games: natural ends, goods moving (C-5.3, C-7.1)
     for players in [2, 3, 4] {
         let config = CaravanConfig { players, ..CaravanConfig::default() };
-        let states = heuristic_states(&config, 1);
+        let states = game_states(&config, 1, &mut CaravanHeuristic::new());
         assert_eq!(states.last().and_then(|s| s.end_kind()), Some(EndKind::Natural), "{players} players");
         let positions = cut(states);
         let mut group = c.benchmark_group(format!("caravan-heuristic/{players}"));
