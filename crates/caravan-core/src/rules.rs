@@ -583,7 +583,7 @@ impl Caravan {
             self.passes = 0;
         }
         self.turn_index = self.turn_index.saturating_add(1);
-        self.seat = (self.turn_index % u32::from(self.config.players.max(1))) as u8;
+        self.refresh_seat();
         if self.passes >= self.config.players {
             self.finish(EndKind::Passes);
         } else if self.turn_index >= self.config.max_turns {

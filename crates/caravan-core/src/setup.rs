@@ -274,7 +274,7 @@ impl Caravan {
         s.demand = setup.demand_markers;
         s.theft = setup.theft_markers;
         s.turn_index = setup.turn_index;
-        s.seat = (setup.turn_index % u32::from(players.max(1))) as u8;
+        s.refresh_seat();
         s.picks = setup.picks_since_refill;
         s.end = setup.end;
         if setup.end.is_some() {

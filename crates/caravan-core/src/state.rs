@@ -301,6 +301,13 @@ impl Caravan {
         out
     }
 
+    /// Sets the derived seat to move from the turn index (`turn_index %
+    /// players`).
+    #[inline]
+    pub(crate) fn refresh_seat(&mut self) {
+        self.seat = (self.turn_index % u32::from(self.config.players.max(1))) as u8;
+    }
+
     /// Recomputes the bitboard `lying_at` from the goods lying.
     pub(crate) fn refresh_lying(&mut self) {
         let mut at = 0u64;
