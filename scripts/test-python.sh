@@ -4,7 +4,7 @@
 # (pytest, OpenSpiel, PettingZoo) and the `ray` extra, and runs the pytest
 # suite, including the OpenSpiel and PettingZoo suites, the acceptance test
 # against the `boardgame` binary, and the Ray test of
-# `boardgames.distributed` (a local Ray of 2 CPUs). Idempotent: the environment is created once and reused
+# `korovan_caravan.distributed` (a local Ray of 2 CPUs). Idempotent: the environment is created once and reused
 # (cargo's cache makes the rebuild of an unchanged crate quick).
 #
 #   scripts/test-python.sh            # from anywhere in the repository

@@ -18,7 +18,7 @@ import argparse
 import random
 import time
 
-import boardgames
+import korovan_caravan
 from machine import describe, load_average
 
 
@@ -86,15 +86,15 @@ def main():
     print(f"machine: {machine()}", flush=True)
     ours = [("korovan", {"players": 5}), ("korovan", {"players": 3}), ("caravan", {"players": 3})]
     for name, config in ours:
-        game = boardgames.load_game(name, **config)
-        label = f"{name} {config['players']}p (boardgames)"
+        game = korovan_caravan.load_game(name, **config)
+        label = f"{name} {config['players']}p (korovan_caravan)"
         row(label, "Python loop", python_loop(game.new_initial_state, args.seconds, args.seed))
         row(label, "native state.playout(seed)", native_loop(game, args.seconds, args.seed))
 
     if not args.no_openspiel:
         import pyspiel
 
-        from boardgames import openspiel as bg_openspiel
+        from korovan_caravan import openspiel as bg_openspiel
 
         bg_openspiel.register()
         spiel = [

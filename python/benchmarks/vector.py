@@ -1,4 +1,4 @@
-"""Env-steps per second of ``boardgames.VectorEnv`` with a uniformly random
+"""Env-steps per second of ``korovan_caravan.VectorEnv`` with a uniformly random
 masked policy sampled in numpy, and of a Python loop over single states of
 the same engine doing the same work. Prints a Markdown table.
 
@@ -32,8 +32,8 @@ import time
 
 import numpy as np
 
-import boardgames
-from boardgames import CHANCE_PLAYER, VectorEnv
+import korovan_caravan
+from korovan_caravan import CHANCE_PLAYER, VectorEnv
 from machine import describe, load_average
 
 
@@ -85,7 +85,7 @@ def loop_rate(name, players, seconds, observe=True, **config):
     to move, a random legal action, apply, chance, restart at the end.
     ``observe=False``: the bare loop (legal ids and apply only, no
     observation, no mask), the strictest baseline."""
-    game = boardgames.load_game(name, players=players, **config)
+    game = korovan_caravan.load_game(name, players=players, **config)
     obs = np.empty(game.observation_tensor_size(), dtype=np.float32)
     rng = np.random.default_rng(0)
     seed = 0
@@ -93,7 +93,7 @@ def loop_rate(name, players, seconds, observe=True, **config):
     def start():
         nonlocal seed
         state = game.new_initial_state()
-        chance = boardgames.Rng(seed).child(boardgames.CHANCE_STREAM)
+        chance = korovan_caravan.Rng(seed).child(korovan_caravan.CHANCE_STREAM)
         seed += 1
         while state.current_player() == CHANCE_PLAYER:
             state.apply_action(state.sample_chance(chance))

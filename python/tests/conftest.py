@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-import boardgames
+import korovan_caravan
 
 # Every engine with every player count it accepts (K-1.1: 3..9, C-1.1: 2..4).
 PLAYER_COUNTS = {"korovan": range(3, 10), "caravan": range(2, 5)}
@@ -36,7 +36,7 @@ def mid_game(name, players, seed, steps=None):
     """A state some way into a random game (half of it by default)."""
     import random
 
-    game = boardgames.load_game(name, players=players, **SHORT[name])
+    game = korovan_caravan.load_game(name, players=players, **SHORT[name])
     full = play_to_end(game.new_initial_state(), random.Random(seed))
     history = full.history()
     state = game.new_initial_state()

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 from conftest import PLAYER_COUNTS, SHORT, mid_game, play_to_end
 
-import boardgames
+import korovan_caravan
 
 
 def test_registered_games():
-    assert boardgames.registered_games() == ("korovan", "caravan")
+    assert korovan_caravan.registered_games() == ("korovan", "caravan")
 
 
 @pytest.mark.parametrize("name,players,actions,shape", [("korovan", 5, 103, [303]), ("caravan", 3, None, [1938])])
 def test_game_facts(name, players, actions, shape):
-    game = boardgames.load_game(name, players=players)
+    game = korovan_caravan.load_game(name, players=players)
     assert game.name == name
     assert game.num_players() == players
     if actions is not None:
@@ -30,12 +30,12 @@ def test_game_facts(name, players, actions, shape):
 
 
 def test_config_keys_are_the_rust_fields():
-    game = boardgames.load_game("korovan", players=4, laps=2, first_driver=3, hand_size=2)
+    game = korovan_caravan.load_game("korovan", players=4, laps=2, first_driver=3, hand_size=2)
     config = json.loads(game.config_json())
     assert (config["laps"], config["first_driver"], config["hand_size"]) == (2, 3, 2)
     deck = dict(config["deck"], scout=9)
-    assert json.loads(boardgames.load_game("korovan", deck=deck).config_json())["deck"]["scout"] == 9
-    caravan = boardgames.load_game("caravan", players=2, max_turns=12, held_penalty=True, camels=6)
+    assert json.loads(korovan_caravan.load_game("korovan", deck=deck).config_json())["deck"]["scout"] == 9
+    caravan = korovan_caravan.load_game("caravan", players=2, max_turns=12, held_penalty=True, camels=6)
     assert json.loads(caravan.config_json())["max_turns"] == 12
 
 
@@ -55,22 +55,22 @@ def test_config_keys_are_the_rust_fields():
 )
 def test_bad_config_raises_value_error_with_engine_message(args, kwargs, message):
     with pytest.raises(ValueError) as err:
-        boardgames.load_game(*args, **kwargs)
+        korovan_caravan.load_game(*args, **kwargs)
     assert message in str(err.value)
 
 
 def test_bad_config_types_raise_type_error():
     with pytest.raises(TypeError):
-        boardgames.load_game("korovan", players="five")
+        korovan_caravan.load_game("korovan", players="five")
     with pytest.raises(TypeError):
-        boardgames.load_game("korovan", laps=object())
+        korovan_caravan.load_game("korovan", laps=object())
     with pytest.raises(TypeError):
-        boardgames.load_game(5)
+        korovan_caravan.load_game(5)
 
 
 def test_initial_state_is_a_chance_node_with_exact_weights():
-    state = boardgames.load_game("korovan", players=5).new_initial_state()
-    assert state.current_player() == boardgames.CHANCE_PLAYER == -1
+    state = korovan_caravan.load_game("korovan", players=5).new_initial_state()
+    assert state.current_player() == korovan_caravan.CHANCE_PLAYER == -1
     assert state.is_chance_node() and not state.is_terminal()
     weights = state.chance_weights()
     # K-1.4: the default helper deck is 7 scout and 4 of each other kind.
@@ -84,7 +84,7 @@ def test_initial_state_is_a_chance_node_with_exact_weights():
 
 def test_full_game_api(name):
     for players in PLAYER_COUNTS[name]:
-        game = boardgames.load_game(name, players=players, **SHORT[name])
+        game = korovan_caravan.load_game(name, players=players, **SHORT[name])
         state = game.new_initial_state()
         rng = random.Random(players)
         steps = 0
@@ -95,7 +95,7 @@ def test_full_game_api(name):
             mask = state.legal_actions_mask()
             assert mask.dtype == np.uint8 and mask.shape == (game.num_distinct_actions(),)
             assert list(np.flatnonzero(mask)) == legal
-            if player == boardgames.CHANCE_PLAYER:
+            if player == korovan_caravan.CHANCE_PLAYER:
                 action = rng.choices(*zip(*state.chance_outcomes()))[0]
             else:
                 assert 0 <= player < players
@@ -106,7 +106,7 @@ def test_full_game_api(name):
             assert state.action_to_string(player, action) == text
             state.apply_action(action)
             steps += 1
-        assert state.current_player() == boardgames.TERMINAL_PLAYER == -4
+        assert state.current_player() == korovan_caravan.TERMINAL_PLAYER == -4
         assert state.legal_actions() == []
         assert steps == len(state.history()) <= game.max_game_length()
         returns = state.returns()
@@ -160,7 +160,7 @@ def test_pickle_round_trip(name):
         assert back == state
         assert back.history() == state.history()
         assert str(back) == str(state)
-    game = boardgames.load_game(name, players=3, **SHORT[name])
+    game = korovan_caravan.load_game(name, players=3, **SHORT[name])
     assert pickle.loads(pickle.dumps(game)) == game
 
 
@@ -173,15 +173,15 @@ def test_pickle_of_a_resampled_state(name):
 
 
 def test_record_round_trip(name):
-    state = play_to_end(boardgames.load_game(name, players=3, **SHORT[name]).new_initial_state(), random.Random(8))
+    state = play_to_end(korovan_caravan.load_game(name, players=3, **SHORT[name]).new_initial_state(), random.Random(8))
     record = state.to_record(seed=8)
     data = json.loads(record)
     assert data["engine"] == name and data["seed"] == 8 and data["actions"] == state.history()
-    for back in (boardgames.from_record(record), type(state).from_record(record)):
+    for back in (korovan_caravan.from_record(record), type(state).from_record(record)):
         assert back == state and back.returns() == state.returns()
     # A record of an unfinished game resumes where it stopped.
     part = mid_game(name, 3, seed=9)
-    assert boardgames.from_record(part.to_record()) == part
+    assert korovan_caravan.from_record(part.to_record()) == part
 
 
 def test_resample_from_infostate_keeps_what_the_seat_knows():
@@ -219,7 +219,7 @@ def test_resample_accepts_a_sampler_callable():
 
 
 def test_native_playout(name):
-    game = boardgames.load_game(name, players=3, **SHORT[name])
+    game = korovan_caravan.load_game(name, players=3, **SHORT[name])
     a = game.new_initial_state()
     b = game.new_initial_state()
     n = a.playout(123)
@@ -233,7 +233,7 @@ def test_native_playout(name):
 def test_native_calls_run_in_threads(name):
     from concurrent.futures import ThreadPoolExecutor
 
-    game = boardgames.load_game(name, players=3, **SHORT[name])
+    game = korovan_caravan.load_game(name, players=3, **SHORT[name])
 
     def play(seed):
         state = game.new_initial_state()

@@ -1,4 +1,4 @@
-"""boardgames.distributed: shards played as Ray tasks and merged equal the
+"""korovan_caravan.distributed: shards played as Ray tasks and merged equal the
 single-machine `boardgame simulate --json` of the same arguments."""
 
 import json
@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from boardgames import _boardgames, distributed
+from korovan_caravan import _korovan_caravan, distributed
 
 
 def binary_json(binary, game, games, agents, seed, players=None, config=None, shard=None):
@@ -38,11 +38,11 @@ def test_local_shards_are_the_binary_shards(binary, run):
     k = 3
     parts = [distributed.simulate_local(**run, shard=(i, k)) for i in range(k)]
     assert parts[1] == binary_json(binary, **run, shard=(1, k))
-    merged = json.loads(_boardgames.merge_results([json.dumps(p) for p in parts]))
+    merged = json.loads(_korovan_caravan.merge_results([json.dumps(p) for p in parts]))
     assert merged == whole
     # overlapping shards are refused, as `boardgame merge` refuses them
     with pytest.raises(ValueError, match="overlap"):
-        _boardgames.merge_results([json.dumps(parts[0]), json.dumps(parts[0])])
+        _korovan_caravan.merge_results([json.dumps(parts[0]), json.dumps(parts[0])])
 
 
 def test_bad_arguments_are_value_errors():
@@ -55,7 +55,7 @@ def test_bad_arguments_are_value_errors():
     with pytest.raises(ValueError):
         distributed.simulate_local("korovan", games=1, shard=(2, 2))
     with pytest.raises(ValueError, match="no results"):
-        _boardgames.merge_results([])
+        _korovan_caravan.merge_results([])
 
 
 @pytest.fixture(scope="module")

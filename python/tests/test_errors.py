@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import mid_game
 
-import boardgames
+import korovan_caravan
 
 
 @pytest.fixture(params=["korovan", "caravan"])
@@ -115,7 +115,7 @@ def test_bad_seeds(state):
         with pytest.raises(ValueError):
             state.playout(seed)
         with pytest.raises(ValueError):
-            boardgames.Rng(seed)
+            korovan_caravan.Rng(seed)
     with pytest.raises(TypeError):
         state.playout("7")
 
@@ -142,11 +142,11 @@ def test_corrupt_records_raise_value_error(state):
             type(state).from_record(text)
         assert str(err.value), what
         with pytest.raises(ValueError):
-            boardgames.from_record(text)
+            korovan_caravan.from_record(text)
     with pytest.raises(TypeError):
-        boardgames.from_record(b"{}")
+        korovan_caravan.from_record(b"{}")
     with pytest.raises(TypeError):
-        boardgames.from_record(None)
+        korovan_caravan.from_record(None)
 
 
 def test_illegal_record_names_the_step(state):
@@ -155,7 +155,7 @@ def test_illegal_record_names_the_step(state):
     after_one.apply_action(good["actions"][0])
     bad = dict(good, actions=good["actions"][:1] + illegal_ids(after_one)[:1])
     with pytest.raises(ValueError, match="step 1"):
-        boardgames.from_record(json.dumps(bad))
+        korovan_caravan.from_record(json.dumps(bad))
 
 
 def test_corrupt_pickles_raise_value_error(state):
@@ -191,7 +191,7 @@ def test_actions_after_the_end_raise(name="korovan"):
         with pytest.raises(ValueError):
             state.apply_action(action)
     unchanged(state, before)
-    assert state.sample_chance(boardgames.Rng(1)) is None
+    assert state.sample_chance(korovan_caravan.Rng(1)) is None
     assert state.playout(5) == 0
 
 
@@ -204,7 +204,7 @@ def test_read_only_buffer_raises_type_error(state):
 
 
 def test_rng_bad_arguments():
-    rng = boardgames.Rng(1)
+    rng = korovan_caravan.Rng(1)
     for call, arg in [(rng.index, -1), (rng.child, -1), (rng.child, 2**32), (rng.weighted, [-1]), (rng.weighted, [2**32])]:
         with pytest.raises(ValueError, match="out of range"):
             call(arg)
@@ -217,10 +217,10 @@ def test_rng_bad_arguments():
 
 def test_rng_matches_the_kits_golden_values():
     # The kit's pinned values for seed 42 (crates/boardgame-kit/src/rng.rs).
-    rng = boardgames.Rng(42)
+    rng = korovan_caravan.Rng(42)
     assert [rng.next_u64() for _ in range(2)] == [12578764544318200737, 17529487244874322312]
-    assert boardgames.Rng(42).child(3).next_u64() == 16096927781296477347
-    rng = boardgames.Rng(42)
+    assert korovan_caravan.Rng(42).child(3).next_u64() == 16096927781296477347
+    rng = korovan_caravan.Rng(42)
     assert [rng.index(10) for _ in range(8)] == [2, 6, 1, 9, 7, 4, 3, 6]
 
 

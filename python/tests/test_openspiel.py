@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from conftest import PLAYER_COUNTS
 
-import boardgames
+import korovan_caravan
 
 pyspiel = pytest.importorskip("pyspiel")
-import boardgames.openspiel as bo  # noqa: E402
+import korovan_caravan.openspiel as bo  # noqa: E402
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 # Caravan games under random play run to C-7.2's guard (400 turns by
@@ -63,7 +63,7 @@ def test_random_sim_test(name, players):
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
-def test_states_agree_with_the_boardgames_state():
+def test_states_agree_with_the_korovan_caravan_state():
     game = pyspiel.load_game("korovan", {"players": 4})
     state = game.new_initial_state()
     rng = np.random.RandomState(3)
@@ -112,7 +112,7 @@ def _play(game, bots, seed):
 def _assert_rust_outcome(state):
     """The returns OpenSpiel reports are the Rust engine's for the same
     action sequence (replayed from a record)."""
-    rust = boardgames.from_record(state.inner.to_record())
+    rust = korovan_caravan.from_record(state.inner.to_record())
     assert rust.history() == state.history()
     assert state.returns() == rust.returns()
     winners = rust.winners()
@@ -185,14 +185,14 @@ def test_mcts_plays_complete_caravan_games(players, seed):
     _assert_rust_outcome(state)
 
 
-def test_from_boardgames_wraps_a_state():
-    bg = boardgames.load_game("caravan", players=2, max_turns=9).new_initial_state()
+def test_from_korovan_caravan_wraps_a_state():
+    bg = korovan_caravan.load_game("caravan", players=2, max_turns=9).new_initial_state()
     bg.playout(4, max_steps=10)
-    state = bo.from_boardgames(bg)
+    state = bo.from_korovan_caravan(bg)
     assert state.get_game().get_parameters()["max_turns"] == 9
     assert state.inner == bg and str(state) == str(bg)
     assert state.history() == bg.history()
-    sample = bo.from_boardgames(bg.resample_from_infostate(0, 1))
+    sample = bo.from_korovan_caravan(bg.resample_from_infostate(0, 1))
     assert sample.history() == [] and str(sample) == str(bg)
 
 

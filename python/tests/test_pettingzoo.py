@@ -6,8 +6,8 @@ import pytest
 pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
-import boardgames  # noqa: E402
-from boardgames.pettingzoo import caravan_v0, korovan_v0  # noqa: E402
+import korovan_caravan  # noqa: E402
+from korovan_caravan.pettingzoo import caravan_v0, korovan_v0  # noqa: E402
 
 ENVS = {
     "korovan": lambda **kw: korovan_v0.env(**kw),
@@ -69,7 +69,7 @@ def test_chance_comes_from_the_drivers_chance_stream(name):
     env = ENVS[name](players=3)
     moves, rewards, history = run_episode(env, seed=11, policy_seed=2)
     game = env.unwrapped.game
-    chance = boardgames.Rng(11).child(boardgames.CHANCE_STREAM)
+    chance = korovan_caravan.Rng(11).child(korovan_caravan.CHANCE_STREAM)
     state = game.new_initial_state()
     decisions = iter(a for _, a in moves)
     while not state.is_terminal():

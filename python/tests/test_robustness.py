@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import mid_game
 
-import boardgames
+import korovan_caravan
 
 
 def mutate(value, rng):
@@ -74,7 +74,7 @@ def test_mutated_records(name):
     for _ in range(200):
         data = mutate(record, rng)
         try:
-            state = boardgames.from_record(json.dumps(data))
+            state = korovan_caravan.from_record(json.dumps(data))
         except ValueError:
             continue
         exercise(state)

@@ -1,4 +1,4 @@
-"""boardgames.VectorEnv: many games stepped together by the kit's Batch."""
+"""korovan_caravan.VectorEnv: many games stepped together by the kit's Batch."""
 
 import sys
 import threading
@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-import boardgames
-from boardgames import CHANCE_STREAM, InvalidActionError, Rng, VectorEnv
+import korovan_caravan
+from korovan_caravan import CHANCE_STREAM, InvalidActionError, Rng, VectorEnv
 
 # Korovan 5p (a dense mask), Caravan 3p with a short guard (padded ids).
 CASES = {
@@ -51,7 +51,7 @@ def test_shapes_and_dtypes(case):
     name, config = case
     n = 6
     env = VectorEnv(name, num_envs=n, seed=3, **config)
-    game = boardgames.load_game(name, **config)
+    game = korovan_caravan.load_game(name, **config)
     shape = tuple(game.observation_tensor_shape())
     assert env.num_envs == n and env.num_players == config["players"]
     assert env.num_actions == game.num_distinct_actions()
@@ -145,7 +145,7 @@ def test_batch_games_equal_games_played_alone(case):
     name, config = case
     n, seed = 4, 100
     env = VectorEnv(name, num_envs=n, seed=seed, threads=2, **config)
-    game = boardgames.load_game(name, **config)
+    game = korovan_caravan.load_game(name, **config)
     obs, info = env.reset()
     solo = [solo_start(game, seed + i) for i in range(n)]
     episode = [0] * n
@@ -261,7 +261,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="threads"):
         VectorEnv("korovan", num_envs=4, threads=0)
     # the configuration reaches the games
-    assert VectorEnv("caravan", num_envs=1, players=2, max_turns=40).game == boardgames.load_game(
+    assert VectorEnv("caravan", num_envs=1, players=2, max_turns=40).game == korovan_caravan.load_game(
         "caravan", players=2, max_turns=40
     )
 

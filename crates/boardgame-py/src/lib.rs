@@ -1,7 +1,7 @@
 //! # boardgame-py
 //!
-//! The native module `boardgames._boardgames` of the Python package
-//! `boardgames` (built by `python/pyproject.toml` with maturin). It exposes
+//! The native module `korovan_caravan._korovan_caravan` of the Python package
+//! `korovan_caravan` (built by `python/pyproject.toml` with maturin). It exposes
 //! every engine of the workspace through one OpenSpiel-shaped API, without
 //! any game logic of its own:
 //!
@@ -72,7 +72,7 @@ fn seed_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// same draws as in Rust, so Python code can follow the driver's
 /// convention (chance from `Rng(seed).child(CHANCE_STREAM)`, seat `s` from
 /// `child(AGENT_STREAM_BASE + s)`).
-#[pyclass(module = "boardgames._boardgames")]
+#[pyclass(module = "korovan_caravan._korovan_caravan")]
 #[derive(Clone)]
 pub struct Rng {
     inner: GameRng,
@@ -133,7 +133,7 @@ macro_rules! engines {
     ($( $G:ty => $Game:ident, $State:ident; )*) => {
         $(
             #[doc = concat!("A configuration of `", stringify!($G), "`: OpenSpiel's `Game`.")]
-            #[pyclass(module = "boardgames._boardgames", frozen)]
+            #[pyclass(module = "korovan_caravan._korovan_caravan", frozen)]
             pub struct $Game {
                 core: core::GameCore<$G>,
             }
@@ -205,7 +205,7 @@ macro_rules! engines {
             }
 
             #[doc = concat!("A state of `", stringify!($G), "`: OpenSpiel's `State`.")]
-            #[pyclass(module = "boardgames._boardgames")]
+            #[pyclass(module = "korovan_caravan._korovan_caravan")]
             #[derive(Clone)]
             pub struct $State {
                 core: core::StateCore<$G>,
@@ -502,7 +502,7 @@ fn threads_arg(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
 }
 
 pyo3::create_exception!(
-    boardgames,
+    korovan_caravan,
     InvalidActionError,
     PyValueError,
     "An action id that a batch of games (`VectorEnv.step`) refused: unknown, illegal, or for a game that waits for no decision. `game` is the index of the game in the batch, `action` the id given; no game of the batch has advanced."
@@ -532,11 +532,11 @@ fn out_slice<'a, T: numpy::Element>(array: &'a mut PyReadwriteArrayDyn<'_, T>, n
     array.as_slice_mut().map_err(|_| value_error(format!("output `{name}` must be a C-contiguous array")))
 }
 
-/// The native half of `boardgames.VectorEnv`: `N` games of one engine
+/// The native half of `korovan_caravan.VectorEnv`: `N` games of one engine
 /// (the kit's `Batch`) that write into numpy arrays the caller provides.
-/// The Python class `VectorEnv` (in `boardgames/vector.py`) owns the arrays
+/// The Python class `VectorEnv` (in `korovan_caravan/vector.py`) owns the arrays
 /// and builds the Gymnasium-style results.
-#[pyclass(module = "boardgames._boardgames", name = "_VectorCore")]
+#[pyclass(module = "korovan_caravan._korovan_caravan", name = "_VectorCore")]
 pub struct VectorCoreObj {
     core: Box<dyn vector::VectorCore>,
     /// The action ids of the current step, validated to fit `u32`.
@@ -739,7 +739,7 @@ fn registered_games(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
 /// `boardgame simulate GAME --json` with these arguments, played in Rust
 /// (the kit's arena, `threads` threads, the GIL released): the JSON text
 /// the binary writes. `shard=(i, k)` plays only the shard `--shard i/k`;
-/// `config` is the JSON text of `--config`. `boardgames.distributed` runs
+/// `config` is the JSON text of `--config`. `korovan_caravan.distributed` runs
 /// the shards as Ray tasks.
 #[pyfunction]
 #[pyo3(signature = (game, games, agents="random", players=None, config=None, seed=None, shard=None, threads=None, fixed_seats=false))]
@@ -795,7 +795,7 @@ fn merge_results(results: Vec<String>) -> PyResult<String> {
 
 /// The native module.
 #[pymodule]
-fn _boardgames(m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_engine_classes(m)?;
     m.add_class::<Rng>()?;
     m.add_class::<VectorCoreObj>()?;

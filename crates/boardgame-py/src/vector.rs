@@ -1,4 +1,4 @@
-//! The logic of `boardgames.VectorEnv`: the kit's [`Batch`] behind one
+//! The logic of `korovan_caravan.VectorEnv`: the kit's [`Batch`] behind one
 //! object-safe trait, so that the Python class is written once and each
 //! engine is one line of the crate's `engines!` macro.
 

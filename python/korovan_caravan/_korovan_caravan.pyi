@@ -97,7 +97,7 @@ class InvalidActionError(ValueError):
     action: Optional[int]
 
 class _VectorCore:
-    """The native half of ``boardgames.VectorEnv`` (the kit's ``Batch``)."""
+    """The native half of ``korovan_caravan.VectorEnv`` (the kit's ``Batch``)."""
     def __init__(
         self,
         game: str,

@@ -2,10 +2,10 @@
 
 ``env(players=3, render_mode=None, **config)``: ``config`` takes the fields
 of the Rust ``CaravanConfig`` (``camels``, ``max_turns``, ``held_penalty``,
-``board``). See :mod:`boardgames.pettingzoo`.
+``board``). See :mod:`korovan_caravan.pettingzoo`.
 """
 
-from boardgames.pettingzoo import BoardGameEnv, make_env
+from korovan_caravan.pettingzoo import BoardGameEnv, make_env
 
 
 def env(players=3, render_mode=None, **config):

@@ -3,8 +3,8 @@
 The API has the names OpenSpiel users know::
 
     import random
-    import boardgames
-    game = boardgames.load_game("korovan", players=5)
+    import korovan_caravan
+    game = korovan_caravan.load_game("korovan", players=5)
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
@@ -17,13 +17,13 @@ The API has the names OpenSpiel users know::
 Every rule lives in Rust; the classes of this module are generated from the
 engines' common contract (``boardgame_kit::Game``), one pair per engine:
 ``KorovanGame``/``KorovanState`` and ``CaravanGame``/``CaravanState``.
-``VectorEnv`` steps many games at once (``boardgames.vector``);
-``boardgames.distributed`` spreads simulations over a Ray cluster.
+``VectorEnv`` steps many games at once (``korovan_caravan.vector``);
+``korovan_caravan.distributed`` spreads simulations over a Ray cluster.
 """
 
 from __future__ import annotations
 
-from ._boardgames import (
+from ._korovan_caravan import (
     AGENT_STREAM_BASE,
     CHANCE_PLAYER,
     CHANCE_STREAM,

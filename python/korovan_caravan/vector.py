@@ -3,9 +3,9 @@ engine stepped together by Rust (the kit's ``Batch``), with numpy arrays in
 and out and a Gymnasium-style vector interface.
 
     import numpy as np
-    import boardgames
+    import korovan_caravan
 
-    env = boardgames.VectorEnv("korovan", num_envs=1024, players=5, seed=0)
+    env = korovan_caravan.VectorEnv("korovan", num_envs=1024, players=5, seed=0)
     obs, info = env.reset()
     rng = np.random.default_rng(0)
     for _ in range(100):
@@ -29,7 +29,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._boardgames import InvalidActionError, _VectorCore
+from ._korovan_caravan import InvalidActionError, _VectorCore
 
 __all__ = ["VectorEnv", "InvalidActionError"]
 
@@ -91,7 +91,7 @@ class VectorEnv:
     @property
     def game(self):
         """The game of every slot (``load_game``'s object)."""
-        from ._boardgames import load_game
+        from ._korovan_caravan import load_game
 
         return load_game(self._core.name, **json.loads(self._core.config_json()))
 
@@ -124,7 +124,7 @@ class VectorEnv:
                 from gymnasium import spaces
             except ImportError as e:  # pragma: no cover - depends on the environment
                 raise ImportError(
-                    "observation_space/action_space need gymnasium (pip install 'boardgames[pettingzoo]')"
+                    "observation_space/action_space need gymnasium (pip install 'korovan_caravan[pettingzoo]')"
                 ) from e
             n, shape = self.num_envs, self.observation_shape
             single_obs = spaces.Box(low=-_OBS_BOUND, high=_OBS_BOUND, shape=shape, dtype=np.float32)

@@ -3,18 +3,18 @@
 ::
 
     import pyspiel
-    import boardgames.openspiel
+    import korovan_caravan.openspiel
 
-    boardgames.openspiel.register()
+    korovan_caravan.openspiel.register()
     game = pyspiel.load_game("korovan", {"players": 5})
     state = game.new_initial_state()
 
-``register()`` registers every engine of :func:`boardgames.registered_games`
+``register()`` registers every engine of :func:`korovan_caravan.registered_games`
 as a pyspiel *Python game* under its own name (``korovan``, ``caravan``).
 The OpenSpiel parameters are the scalar fields of the Rust configuration
 (Korovan: ``players``, ``first_driver``, ``laps``; Caravan: ``players``,
 ``camels``, ``max_turns``, ``held_penalty``); nested fields keep their
-defaults (use :func:`boardgames.load_game` for them).
+defaults (use :func:`korovan_caravan.load_game` for them).
 
 Every call goes to the Rust engine: legal actions, chance outcomes,
 returns, observations (the default observer writes the Rust tensor into its
@@ -32,7 +32,7 @@ import math
 import numpy as np
 import pyspiel
 
-import boardgames
+import korovan_caravan
 
 # What OpenSpiel needs to know of an engine beyond the Rust contract: its
 # long name and whether it is a game of perfect information.
@@ -50,7 +50,7 @@ def _player_range(name):
     counts = []
     for n in range(1, 17):
         try:
-            boardgames.load_game(name, players=n)
+            korovan_caravan.load_game(name, players=n)
         except ValueError:
             continue
         counts.append(n)
@@ -60,7 +60,7 @@ def _player_range(name):
 def _scalar_defaults(name):
     import json
 
-    config = json.loads(boardgames.load_game(name).config_json())
+    config = json.loads(korovan_caravan.load_game(name).config_json())
     return {k: v for k, v in config.items() if isinstance(v, (bool, int, float, str))}
 
 
@@ -100,7 +100,7 @@ class BoardGame(pyspiel.Game):
     def __init__(self, params=None):
         params = dict(params or {})
         short_name = self.short_name
-        self._bg = boardgames.load_game(short_name, **params)
+        self._bg = korovan_caravan.load_game(short_name, **params)
         n = self._bg.num_distinct_actions()
         info = pyspiel.GameInfo(
             num_distinct_actions=n,
@@ -116,11 +116,11 @@ class BoardGame(pyspiel.Game):
 
     @property
     def boardgame(self):
-        """The :mod:`boardgames` game (``KorovanGame``, ``CaravanGame``)."""
+        """The :mod:`korovan_caravan` game (``KorovanGame``, ``CaravanGame``)."""
         return self._bg
 
     def new_initial_state(self, state=None):
-        """A state at the start of a game (``state``: a :mod:`boardgames`
+        """A state at the start of a game (``state``: a :mod:`korovan_caravan`
         state of this game to wrap, if given)."""
         return BoardGameState(self, state)
 
@@ -144,7 +144,7 @@ class BoardGame(pyspiel.Game):
 
 
 class BoardGameState(pyspiel.State):
-    """A pyspiel state holding a :mod:`boardgames` state (``self.inner``)."""
+    """A pyspiel state holding a :mod:`korovan_caravan` state (``self.inner``)."""
 
     def __init__(self, game, state=None):
         super().__init__(game)
@@ -206,7 +206,7 @@ class BoardGameObserver:
 def register():
     """Registers every engine as a pyspiel game (idempotent). Returns the
     registered names."""
-    for name in boardgames.registered_games():
+    for name in korovan_caravan.registered_games():
         if name in _registered:
             continue
         game_type = _game_type(name)
@@ -220,8 +220,8 @@ def register():
     return tuple(_registered)
 
 
-def from_boardgames(state):
-    """A pyspiel state of the :mod:`boardgames` ``state`` (its game must
+def from_korovan_caravan(state):
+    """A pyspiel state of the :mod:`korovan_caravan` ``state`` (its game must
     differ from the defaults in scalar fields only). A state with a history
     is replayed through pyspiel, so that ``history()`` agrees; a resampled
     state (no history) is wrapped as it is."""

@@ -1,7 +1,7 @@
 """Simulations spread over a Ray cluster (the ``ray`` extra:
 ``pip install "./python[ray]"``).
 
-    from boardgames import distributed
+    from korovan_caravan import distributed
     result = distributed.simulate("korovan", games=100_000, agents="heuristic,random",
                                   players=5, shards=64, address="auto")
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from . import _boardgames
+from . import _korovan_caravan
 
 __all__ = ["simulate", "simulate_local"]
 
@@ -42,7 +42,7 @@ def simulate_local(
 ) -> dict:
     """One simulation (or one shard ``(i, k)`` of it) in this process:
     ``boardgame simulate GAME --json`` with these arguments, as a dict."""
-    text = _boardgames.simulate_json(
+    text = _korovan_caravan.simulate_json(
         game,
         games,
         agents=agents,
@@ -58,7 +58,7 @@ def simulate_local(
 
 def _shard_task(kwargs: dict) -> str:
     # Runs on a Ray worker: the package must be installed there.
-    from boardgames import _boardgames as native
+    from korovan_caravan import _korovan_caravan as native
 
     return native.simulate_json(**kwargs)
 
@@ -108,8 +108,8 @@ def simulate(
         threads=threads_per_shard,
         fixed_seats=fixed_seats,
     )
-    _boardgames.simulate_json(**{**base, "games": 0})
+    _korovan_caravan.simulate_json(**{**base, "games": 0})
     task = ray.remote(num_cpus=threads_per_shard)(_shard_task)
     refs = [task.remote({**base, "shard": (i, shards)}) for i in range(shards)]
     results = ray.get(refs)
-    return json.loads(_boardgames.merge_results(results))
+    return json.loads(_korovan_caravan.merge_results(results))

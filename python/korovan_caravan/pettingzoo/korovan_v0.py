@@ -2,10 +2,10 @@
 
 ``env(players=5, render_mode=None, **config)``: ``config`` takes the fields
 of the Rust ``KorovanConfig`` (``first_driver``, ``laps``, ``deck``,
-``hand_size``). See :mod:`boardgames.pettingzoo`.
+``hand_size``). See :mod:`korovan_caravan.pettingzoo`.
 """
 
-from boardgames.pettingzoo import BoardGameEnv, make_env
+from korovan_caravan.pettingzoo import BoardGameEnv, make_env
 
 
 def env(players=5, render_mode=None, **config):

@@ -1,10 +1,10 @@
 """PettingZoo AEC environments of the engines (needs ``pettingzoo``, an
-optional extra): :mod:`boardgames.pettingzoo.korovan_v0` and
-:mod:`boardgames.pettingzoo.caravan_v0`.
+optional extra): :mod:`korovan_caravan.pettingzoo.korovan_v0` and
+:mod:`korovan_caravan.pettingzoo.caravan_v0`.
 
 ::
 
-    from boardgames.pettingzoo import korovan_v0
+    from korovan_caravan.pettingzoo import korovan_v0
 
     env = korovan_v0.env(players=5, render_mode="ansi")
     env.reset(seed=42)
@@ -35,8 +35,8 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-import boardgames
-from boardgames.vector import _OBS_BOUND
+import korovan_caravan
+from korovan_caravan.vector import _OBS_BOUND
 
 
 
@@ -50,7 +50,7 @@ class BoardGameEnv(AECEnv, EzPickle):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.game = boardgames.load_game(game_name, **config)
+        self.game = korovan_caravan.load_game(game_name, **config)
         self.render_mode = render_mode
         n = self.game.num_players()
         num_actions = self.game.num_distinct_actions()
@@ -80,7 +80,7 @@ class BoardGameEnv(AECEnv, EzPickle):
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         self.seed_value = int(seed)
-        self._chance = boardgames.Rng(self.seed_value).child(boardgames.CHANCE_STREAM)
+        self._chance = korovan_caravan.Rng(self.seed_value).child(korovan_caravan.CHANCE_STREAM)
         self.state = self.game.new_initial_state()
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
