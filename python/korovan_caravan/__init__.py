@@ -18,6 +18,9 @@ Every rule lives in Rust; the classes of this module are generated from the
 engines' common contract (``boardgame_kit::Game``), one pair per engine:
 ``KorovanGame``/``KorovanState`` and ``CaravanGame``/``CaravanState``.
 ``VectorEnv`` steps many games at once (``korovan_caravan.vector``);
+``Agent`` is a built-in agent asked for one move at a time
+(``korovan_caravan.agents``; as a ``pyspiel.Bot`` in ``korovan_caravan.bots``);
+``evaluate`` plays agents against each other (``korovan_caravan.evaluation``);
 ``korovan_caravan.distributed`` spreads simulations over a Ray cluster.
 """
 
@@ -38,10 +41,13 @@ from ._korovan_caravan import (
     load_game,
     registered_games,
 )
+from .agents import Agent
+from .evaluation import evaluate
 from .vector import VectorEnv
 
 __all__ = [
     "AGENT_STREAM_BASE",
+    "Agent",
     "CHANCE_PLAYER",
     "CHANCE_STREAM",
     "TERMINAL_PLAYER",
@@ -56,6 +62,7 @@ __all__ = [
     "registered_games",
     "random_game",
     "VectorEnv",
+    "evaluate",
 ]
 
 __version__ = "0.1.0"

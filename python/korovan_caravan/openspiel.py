@@ -137,9 +137,7 @@ class BoardGame(pyspiel.Game):
                     f"{self._bg.name} observations are not perfect recall; "
                     "use the default observation (observation_string/observation_tensor)"
                 )
-            from open_spiel.python.observation import IIGObserverForPublicInfoGame
-
-            return IIGObserverForPublicInfoGame(iig_obs_type, params)
+            return _history_observer(self._bg.name, iig_obs_type, params)
         return BoardGameObserver(self._bg, params)
 
 
@@ -184,6 +182,26 @@ class BoardGameState(pyspiel.State):
         else:
             seed = int(probability_sampler)
         return BoardGameState(self.get_game(), self.inner.resample_from_infostate(player_id, seed))
+
+
+def _history_observer(name, iig_obs_type, params):
+    """OpenSpiel's history-based observer of a perfect-information game
+    (``information_state_string`` is the history), refusing tensors: the
+    game type says ``provides_information_state_tensor=False``, and
+    ``information_state_tensor()`` raises ``ValueError`` saying so, as
+    ``rl_environment`` refuses such a game's information-state tensor,
+    instead of returning an empty list."""
+    from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+    class HistoryObserver(IIGObserverForPublicInfoGame):
+        def set_from(self, state, player):
+            raise ValueError(
+                f"information_state_tensor not supported by {name} (its game type says "
+                "provides_information_state_tensor=False): use observation_tensor, "
+                "which rl_environment picks for such a game"
+            )
+
+    return HistoryObserver(iig_obs_type, params)
 
 
 class BoardGameObserver:

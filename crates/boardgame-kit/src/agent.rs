@@ -19,6 +19,18 @@ pub trait Agent<G: Game>: Send {
 
     /// Called before each new game; agents with memory reset it here.
     fn reset(&mut self) {}
+
+    /// The agent's distribution over the actions of its last decision, if
+    /// it has one, written into `out` (cleared first) as `(action,
+    /// probability)` pairs over actions that were legal there, the
+    /// probabilities positive and summing to 1. A search writes its root's
+    /// visit shares ([`crate::IsMctsAgent`]); the default writes nothing
+    /// (an agent without a policy, or a decision that was not searched
+    /// because it had a single legal action): a front end then takes the
+    /// action the agent returned as its whole policy.
+    fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
+        out.clear();
+    }
 }
 
 /// Plays a uniformly random legal action. Allocation-free.
@@ -52,6 +64,9 @@ impl<G: Game, A: Agent<G> + ?Sized> Agent<G> for Box<A> {
     }
     fn reset(&mut self) {
         (**self).reset()
+    }
+    fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
+        (**self).policy(out)
     }
 }
 

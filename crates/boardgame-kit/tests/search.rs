@@ -611,3 +611,41 @@ fn prior_agent_is_expanded_first_and_favoured() {
         play_game::<HiddenNim>(&NimConfig { stones: 9 }, &mut [&mut p, &mut r], seed).unwrap();
     }
 }
+
+#[test]
+fn the_search_policy_is_the_roots_visit_shares_and_its_argmax_is_the_move() {
+    let mut out = Vec::new();
+    for seed in 0..6 {
+        let state = nim(12, [3, 1], &[1]);
+        let mut agent = IsMctsAgent::with_iterations(120);
+        let chosen = agent.act(&state, 1, &mut GameRng::new(seed));
+        agent.policy(&mut out);
+        let edges = agent.root_edges();
+        assert_eq!(out.len(), edges.len(), "every visited root action, seed {seed}");
+        let total: f64 = out.iter().map(|&(_, p)| p).sum();
+        assert!((total - 1.0).abs() < 1e-12, "{out:?}");
+        for e in &edges {
+            let p = out.iter().find(|&&(a, _)| a == e.action).map(|&(_, p)| p).unwrap();
+            assert_eq!(p, f64::from(e.visits) / 120.0, "seed {seed}");
+            assert!(state.is_legal(e.action));
+        }
+        let best = out.iter().copied().fold((chosen, -1.0), |b, x| if x.1 > b.1 { x } else { b });
+        assert_eq!(out.iter().find(|&&(a, _)| a == chosen).unwrap().1, best.1, "the move is most visited");
+        // Through a box (the front ends' `dyn Agent`) the same.
+        let mut boxed: Box<dyn Agent<HiddenNim>> = Box::new(IsMctsAgent::with_iterations(120));
+        assert_eq!(boxed.act(&state, 1, &mut GameRng::new(seed)), chosen);
+        let mut again = Vec::new();
+        boxed.policy(&mut again);
+        assert_eq!(again, out);
+    }
+    // A forced move is not searched, and an agent without a policy writes none.
+    let mut agent = IsMctsAgent::with_iterations(50);
+    agent.act(&nim(5, [1, 2], &[2, 2]), 0, &mut GameRng::new(1));
+    agent.policy(&mut out);
+    assert!(out.is_empty());
+    let mut random = RandomAgent;
+    out.push((NimAction::Take(1), 1.0));
+    Agent::<HiddenNim>::act(&mut random, &nim(5, [1, 2], &[]), 0, &mut GameRng::new(1));
+    Agent::<HiddenNim>::policy(&random, &mut out);
+    assert!(out.is_empty(), "cleared");
+}

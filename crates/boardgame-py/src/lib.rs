@@ -18,7 +18,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod agents;
 pub mod core;
+pub mod evaluate;
 pub mod vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
@@ -799,6 +801,8 @@ fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_engine_classes(m)?;
     m.add_class::<Rng>()?;
     m.add_class::<VectorCoreObj>()?;
+    agents::register(m)?;
+    evaluate::register(m)?;
     m.add("InvalidActionError", m.py().get_type::<InvalidActionError>())?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;
     m.add_function(wrap_pyfunction!(from_record, m)?)?;

@@ -747,6 +747,31 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
             p.reset();
         }
     }
+
+    /// The visit shares of the last search's root actions that were legal
+    /// in the real state (the most visited one is the action played), in
+    /// the tree's order; nothing after a move with a single legal action
+    /// (not searched) or before any search.
+    fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
+        out.clear();
+        let Some(root) = self.nodes.first() else {
+            return;
+        };
+        let mover = Self::mover_of(self.seat);
+        let legal = self.generation;
+        let mut total = 0u64;
+        let mut c = root.first_child;
+        while let Some(n) = self.nodes.get(c as usize) {
+            if let (Some(a), true) = (n.action, n.mover == mover && self.mark(n.id) == legal && n.visits > 0) {
+                out.push((a, f64::from(n.visits)));
+                total += u64::from(n.visits);
+            }
+            c = n.next_sibling;
+        }
+        out.reverse(); // creation order
+        let total = total as f64;
+        out.iter_mut().for_each(|(_, p)| *p /= total);
+    }
 }
 
 #[cfg(test)]

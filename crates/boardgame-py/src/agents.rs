@@ -1,0 +1,540 @@
+//! The built-in agents one move at a time: `korovan_caravan.Agent`, any
+//! name the `boardgame` binary accepts (the kit's [`AgentSpec`], parsed
+//! here and nowhere else), asked for one action of one state, the search
+//! running in Rust with the GIL released. And the rollouts of
+//! `korovan_caravan.bots.RolloutEvaluator` ([`RolloutCore`]): OpenSpiel's
+//! searches call them at their leaves.
+//!
+//! Seeds follow the kit's driver: an agent seeded with `seed` draws, for the
+//! seat to move, from `GameRng::new(seed).child(AGENT_STREAM_BASE + seat)`,
+//! the stream the driver gives that seat in the game of seed `seed`. So an
+//! agent seeded with a game's seed plays the moves `boardgame simulate` and
+//! the kit's `Arena` play in that game.
+//!
+//! [`PyEngine`] maps an engine to its Python classes; its one macro
+//! invocation at the bottom lists the engines (one line each, as the
+//! crate's `engines!`).
+
+use std::str::FromStr;
+use std::sync::Mutex;
+
+use boardgame_kit::{AGENT_STREAM_BASE, Agent, AgentSpec, Bots, Evaluation, Game, GameRng, Turn};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::core::Bindable;
+
+/// Seats that get their own agent stream, as the kit's driver (seats from
+/// 16 on share seat 15's stream there too).
+const MAX_SEATS: usize = 16;
+
+/// The Python type name of `obj`, for messages.
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
+}
+
+/// An engine the Python package knows, with its Python classes.
+pub trait PyEngine: Bindable + Bots {
+    /// The engine's state held by `obj`: one of this engine's Python states,
+    /// or an object whose `inner` is one (the OpenSpiel wrapper's state);
+    /// `None` for anything else.
+    fn state_of(obj: &Bound<'_, PyAny>) -> Option<Self>;
+
+    /// The configuration of `obj`: one of this engine's Python games, or an
+    /// object whose `boardgame` is one (the OpenSpiel wrapper's game).
+    fn config_of(obj: &Bound<'_, PyAny>) -> Option<Self::Config>;
+}
+
+/// The attribute `attr` of `obj`, if it has one.
+fn attr<'py>(obj: &Bound<'py, PyAny>, attr: &str) -> Option<Bound<'py, PyAny>> {
+    obj.getattr(attr).ok()
+}
+
+/// The state `obj` of engine `G`, or a `TypeError` naming what was given.
+pub(crate) fn state_arg<G: PyEngine>(obj: &Bound<'_, PyAny>) -> PyResult<G> {
+    G::state_of(obj).ok_or_else(|| {
+        PyTypeError::new_err(format!("expected a {} state (or its OpenSpiel wrapper), got {}", G::NAME, type_name(obj)))
+    })
+}
+
+/// The agent stream of `seat` for seed root `root`, as the driver derives it.
+fn seat_stream<'a>(seats: &'a mut [Option<GameRng>; MAX_SEATS], root: &GameRng, seat: usize) -> &'a mut GameRng {
+    let seat = seat.min(MAX_SEATS - 1);
+    seats[seat].get_or_insert_with(|| root.child(AGENT_STREAM_BASE + seat as u32))
+}
+
+/// An agent's choice: the action id, and its policy when asked for
+/// (`(id, probability)` ascending by id).
+type Choice = (u32, Option<Vec<(u32, f64)>>);
+
+/// One built-in agent of engine `G` with the driver's seat streams.
+pub struct EngineAgent<G: Game> {
+    spec: AgentSpec,
+    agent: Box<dyn Agent<G>>,
+    root: GameRng,
+    seats: [Option<GameRng>; MAX_SEATS],
+    policy: Vec<(G::Action, f64)>,
+}
+
+impl<G: PyEngine> EngineAgent<G> {
+    /// The agent `spec` of `G`, seeded with `seed`.
+    ///
+    /// # Errors
+    /// The kit's message when `G` has no such agent.
+    pub fn new(spec: AgentSpec, seed: u64) -> Result<Self, String> {
+        let agent = spec.build::<G>().map_err(|e| e.to_string())?;
+        Ok(EngineAgent { spec, agent, root: GameRng::new(seed), seats: Default::default(), policy: Vec::new() })
+    }
+
+    /// The action the agent chooses for the seat to move in `state` (the
+    /// GIL released meanwhile), and, with `with_policy`, its policy as
+    /// `(id, probability)` ascending by id.
+    fn choose(&mut self, py: Python<'_>, state: &G, with_policy: bool) -> PyResult<Choice> {
+        let Turn::Player(seat) = state.turn() else {
+            return Err(PyValueError::new_err(format!(
+                "no seat is to move in this {} state ({:?}): an agent acts only for the seat to move",
+                G::NAME,
+                state.turn()
+            )));
+        };
+        let rng = seat_stream(&mut self.seats, &self.root, seat);
+        let agent = &mut self.agent;
+        let action = py.detach(move || agent.act(state, seat, rng));
+        if let Err(e) = state.validate(action) {
+            // An engine's agent never does this; say so rather than play it.
+            return Err(PyValueError::new_err(format!("agent `{}` chose an illegal action: {e}", self.spec)));
+        }
+        let config = state.config();
+        let id = G::action_id(config, action);
+        if !with_policy {
+            return Ok((id, None));
+        }
+        let mut policy: Vec<(u32, f64)> = if self.spec == AgentSpec::Random {
+            let mut list = G::ActionList::default();
+            state.legal_actions(&mut list);
+            let p = 1.0 / list.len().max(1) as f64;
+            list.iter().map(|&a| (G::action_id(config, a), p)).collect()
+        } else {
+            self.agent.policy(&mut self.policy);
+            self.policy.iter().map(|&(a, p)| (G::action_id(config, a), p)).collect()
+        };
+        if policy.is_empty() {
+            // A deterministic choice (heuristic, a forced move): all on it.
+            policy.push((id, 1.0));
+        }
+        policy.sort_unstable_by_key(|&(a, _)| a);
+        Ok((id, Some(policy)))
+    }
+}
+
+/// What `korovan_caravan.Agent` calls, whatever the engine.
+pub trait DynAgent: Send {
+    /// The engine's name.
+    fn engine(&self) -> &'static str;
+    /// The agent's name (the kit's spelling of its spec).
+    fn name(&self) -> String;
+    /// The action for the seat to move in `state`, and the policy if asked.
+    ///
+    /// # Errors
+    /// `TypeError` for a state of another engine, `ValueError` where no
+    /// seat is to move.
+    fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, with_policy: bool) -> PyResult<Choice>;
+    /// Resets the agent's memory, and its streams to `seed` if given.
+    fn restart(&mut self, seed: Option<u64>);
+}
+
+impl<G: PyEngine> DynAgent for EngineAgent<G> {
+    fn engine(&self) -> &'static str {
+        G::NAME
+    }
+    fn name(&self) -> String {
+        self.spec.to_string()
+    }
+    fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, with_policy: bool) -> PyResult<Choice> {
+        let state: G = state_arg(state)?;
+        self.choose(py, &state, with_policy)
+    }
+    fn restart(&mut self, seed: Option<u64>) {
+        self.agent.reset();
+        if let Some(seed) = seed {
+            self.root = GameRng::new(seed);
+            self.seats = Default::default();
+        }
+    }
+}
+
+/// An agent name as the kit's [`AgentSpec`]: `TypeError` for a non-string,
+/// `ValueError` with the kit's message for an unknown name.
+pub(crate) fn spec_arg(name: &Bound<'_, PyAny>) -> PyResult<AgentSpec> {
+    let text: String = name
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("an agent name must be a str, not {}", type_name(name))))?;
+    AgentSpec::from_str(&text).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A built-in agent (any name the `boardgame` binary accepts: `random`,
+/// `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`, `N` iterations or a
+/// time such as `10ms`), asked for one move at a time; the search runs in
+/// Rust with the GIL released.
+#[pyclass(module = "korovan_caravan._korovan_caravan", name = "Agent")]
+pub struct AgentObj {
+    // A `Mutex` only so that the class is `Sync`; every method holds
+    // `&mut self` and uses `get_mut`, which never locks.
+    inner: Mutex<Box<dyn DynAgent>>,
+    seed: u64,
+}
+
+impl AgentObj {
+    fn agent(&mut self) -> &mut Box<dyn DynAgent> {
+        self.inner.get_mut().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[pymethods]
+impl AgentObj {
+    /// The agent `name` for `game` (a game of this package or its OpenSpiel
+    /// wrapper), seeded with `seed` (driver streams: the seat to move draws
+    /// from `Rng(seed).child(AGENT_STREAM_BASE + seat)`).
+    #[new]
+    #[pyo3(signature = (game, name, seed=None))]
+    fn new(game: &Bound<'_, PyAny>, name: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let spec = spec_arg(name)?;
+        let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
+        let inner = visit_game(game, NewAgent { spec, seed })?;
+        Ok(AgentObj { inner: Mutex::new(inner), seed })
+    }
+
+    /// The agent's name, as the kit writes it (`ismcts` is `ismcts:1000`).
+    #[getter]
+    fn name(&mut self) -> String {
+        self.agent().name()
+    }
+
+    /// The engine the agent plays.
+    #[getter]
+    fn engine(&mut self) -> &'static str {
+        self.agent().engine()
+    }
+
+    /// The seed of the current streams.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The action id the agent plays for the seat to move in `state`.
+    fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
+        Ok(self.agent().step(py, state, false)?.0)
+    }
+
+    /// `(policy, action)`: the action id as `step`, and the agent's policy,
+    /// `(id, probability)` pairs ascending by id: the root's visit shares
+    /// for a search (the action is the most visited), uniform over the legal
+    /// actions for `random`, all on the action for the heuristic.
+    fn step_with_policy(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<(Vec<(u32, f64)>, u32)> {
+        let (id, policy) = self.agent().step(py, state, true)?;
+        Ok((policy.unwrap_or_default(), id))
+    }
+
+    /// Resets the agent's memory before a new game; with `seed`, restarts
+    /// its streams from that seed (as a new game of the driver).
+    #[pyo3(signature = (seed=None))]
+    fn restart(&mut self, seed: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?;
+        if let Some(s) = seed {
+            self.seed = s;
+        }
+        self.agent().restart(seed);
+        Ok(())
+    }
+
+    /// `agent(state)` is `agent.step(state)`.
+    fn __call__(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
+        self.step(py, state)
+    }
+
+    fn __repr__(&mut self) -> String {
+        let seed = self.seed;
+        let agent = self.agent();
+        format!("Agent({:?}, {:?}, seed={seed})", agent.engine(), agent.name())
+    }
+}
+
+/// The default `margin_scale` of [`RolloutCore`], in score points: the
+/// tuned Caravan search's (a common good is worth 3 points, a rare one 6).
+const DEFAULT_MARGIN_SCALE: f64 = 30.0;
+
+/// How rollouts are cut and scored, for [`RolloutCore`].
+#[derive(Clone, Copy, Debug)]
+struct RolloutPlan {
+    depth: Option<usize>,
+    evaluation: Evaluation,
+}
+
+/// The rollouts of engine `G`: a policy (uniform random by the kit's fast
+/// draws, or a built-in agent), a depth limit and the value at the cut.
+pub struct EngineRollout<G: Game> {
+    policy: Option<Box<dyn Agent<G>>>,
+    plan: RolloutPlan,
+    values: Vec<f64>,
+}
+
+impl<G: PyEngine> EngineRollout<G> {
+    /// Plays `state` on once (chance by its weights, decisions by the
+    /// policy, an illegal choice replaced by a random legal action) to the
+    /// end or the depth limit, and adds its per-seat values into `sum`.
+    fn rollout(&mut self, mut state: G, rng: &mut GameRng, sum: &mut [f64]) {
+        let bound = G::max_game_length(state.config());
+        let limit = self.plan.depth.map_or(bound, |d| d.min(bound));
+        let mut steps = 0;
+        while steps < limit {
+            let action = match state.turn() {
+                Turn::Terminal => break,
+                Turn::Chance => state.sample_chance_outcome(rng),
+                Turn::Player(seat) => match self.policy.as_mut() {
+                    None => state.random_legal_action(rng),
+                    Some(agent) => {
+                        let a = agent.act(&state, seat, rng);
+                        if state.is_legal(a) { Some(a) } else { state.random_legal_action(rng) }
+                    }
+                },
+            };
+            let Some(action) = action else { break };
+            state.apply_unchecked(action);
+            steps += 1;
+        }
+        self.plan.evaluation.evaluate(&state, &mut self.values);
+        for (s, v) in sum.iter_mut().zip(&self.values) {
+            *s += v;
+        }
+    }
+}
+
+/// What [`RolloutCore`] calls, whatever the engine.
+pub trait DynRollout: Send {
+    /// The engine's name.
+    fn engine(&self) -> &'static str;
+    /// The mean per-seat values of `n` rollouts from `state`.
+    ///
+    /// # Errors
+    /// `TypeError` for a state of another engine.
+    fn evaluate(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, n: usize, rng: &mut GameRng)
+    -> PyResult<Vec<f64>>;
+}
+
+impl<G: PyEngine> DynRollout for EngineRollout<G> {
+    fn engine(&self) -> &'static str {
+        G::NAME
+    }
+    fn evaluate(
+        &mut self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        n: usize,
+        rng: &mut GameRng,
+    ) -> PyResult<Vec<f64>> {
+        let state: G = state_arg(state)?;
+        let seats = state.num_players();
+        let mut sum = vec![0.0; seats];
+        py.detach(|| {
+            self.values.resize(seats, 0.0);
+            for _ in 0..n {
+                self.rollout(state.clone(), rng, &mut sum);
+            }
+        });
+        let n = n.max(1) as f64;
+        sum.iter_mut().for_each(|v| *v /= n);
+        Ok(sum)
+    }
+}
+
+/// The rollouts behind `korovan_caravan.bots.RolloutEvaluator`: `policy`
+/// (an agent name; `random` takes the kit's allocation-free draws) plays
+/// every seat, chance by its weights, all from one stream seeded by `seed`;
+/// a rollout stops at the end or after `depth` actions (chance included),
+/// where the state is scored by `cut_value`: `"leader"` (1 shared among
+/// the seats with the best score, as if the game ended there) or
+/// `"margin"` (`0.5 + 0.5·tanh(margin / margin_scale)` for each seat's
+/// score margin over the best other seat). A finished game always gets its
+/// real returns (the shares: 1, `1/k` in a `k`-way draw, 0).
+#[pyclass(module = "korovan_caravan._korovan_caravan", name = "_RolloutCore")]
+pub struct RolloutCore {
+    inner: Mutex<Box<dyn DynRollout>>,
+    rng: GameRng,
+}
+
+#[pymethods]
+impl RolloutCore {
+    #[new]
+    #[pyo3(signature = (game, policy=None, depth=None, cut_value=None, margin_scale=None, seed=None))]
+    fn new(
+        game: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, PyAny>>,
+        depth: Option<&Bound<'_, PyAny>>,
+        cut_value: Option<&Bound<'_, PyAny>>,
+        margin_scale: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let spec = match policy.filter(|p| !p.is_none()) {
+            Some(p) => spec_arg(p)?,
+            None => AgentSpec::Random,
+        };
+        let depth: Option<usize> = match depth {
+            Some(d) if !d.is_none() => Some(crate::uint_arg(d, "depth")?),
+            _ => None,
+        };
+        let scale: f64 = match margin_scale.filter(|m| !m.is_none()) {
+            Some(m) if !m.is_instance_of::<pyo3::types::PyBool>() => m
+                .extract()
+                .map_err(|_| PyTypeError::new_err(format!("margin_scale must be a number, not {}", type_name(m))))?,
+            Some(m) => {
+                return Err(PyTypeError::new_err(format!("margin_scale must be a number, not {}", type_name(m))));
+            }
+            None => DEFAULT_MARGIN_SCALE,
+        };
+        let cut: String = match cut_value.filter(|c| !c.is_none()) {
+            Some(c) => c
+                .extract()
+                .map_err(|_| PyTypeError::new_err(format!("cut_value must be a str, not {}", type_name(c))))?,
+            None => "leader".to_string(),
+        };
+        let evaluation = match cut.as_str() {
+            "leader" => Evaluation::LeaderShare,
+            "margin" if scale.is_finite() && scale > 0.0 => Evaluation::ScoreMargin(scale),
+            "margin" => return Err(PyValueError::new_err(format!("margin_scale must be positive, got {scale}"))),
+            other => {
+                return Err(PyValueError::new_err(format!("unknown cut_value `{other}` (known: leader, margin)")));
+            }
+        };
+        let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
+        let inner = visit_game(game, NewRollout { spec, plan: RolloutPlan { depth, evaluation } })?;
+        Ok(RolloutCore { inner: Mutex::new(inner), rng: GameRng::new(seed) })
+    }
+
+    /// The engine.
+    #[getter]
+    fn engine(&mut self) -> &'static str {
+        self.inner.get_mut().unwrap_or_else(|p| p.into_inner()).engine()
+    }
+
+    /// The mean per-seat values of `n` rollouts from `state` (the GIL is
+    /// released while they run).
+    #[pyo3(signature = (state, n=None))]
+    fn evaluate(
+        &mut self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        n: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<f64>> {
+        let n: usize = n.map(|n| crate::uint_arg(n, "n")).transpose()?.unwrap_or(1);
+        if n == 0 {
+            return Err(PyValueError::new_err("n (rollouts per evaluation) must be at least 1"));
+        }
+        let rng = &mut self.rng;
+        self.inner.get_mut().unwrap_or_else(|p| p.into_inner()).evaluate(py, state, n, rng)
+    }
+}
+
+/// Work to do with one engine, chosen at run time by [`visit_game`].
+pub trait EngineVisitor {
+    /// What the work gives.
+    type Output;
+    /// Does the work with engine `G` and a configuration of it.
+    ///
+    /// # Errors
+    /// Whatever the work refuses.
+    fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<Self::Output>;
+}
+
+/// Builds a [`DynAgent`].
+struct NewAgent {
+    spec: AgentSpec,
+    seed: u64,
+}
+
+impl EngineVisitor for NewAgent {
+    type Output = Box<dyn DynAgent>;
+    fn visit<G: PyEngine>(self, _config: G::Config) -> PyResult<Self::Output> {
+        let agent = EngineAgent::<G>::new(self.spec, self.seed).map_err(PyValueError::new_err)?;
+        Ok(Box::new(agent))
+    }
+}
+
+/// Builds a [`DynRollout`].
+struct NewRollout {
+    spec: AgentSpec,
+    plan: RolloutPlan,
+}
+
+impl EngineVisitor for NewRollout {
+    type Output = Box<dyn DynRollout>;
+    fn visit<G: PyEngine>(self, _config: G::Config) -> PyResult<Self::Output> {
+        let policy = match self.spec {
+            AgentSpec::Random => None,
+            spec => Some(spec.build::<G>().map_err(|e| PyValueError::new_err(e.to_string()))?),
+        };
+        Ok(Box::new(EngineRollout::<G> { policy, plan: self.plan, values: Vec::new() }))
+    }
+}
+
+/// A `TypeError` for an object that is no game of this package.
+fn not_a_game(game: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "expected a game of korovan_caravan (load_game) or its OpenSpiel wrapper, got {}",
+        type_name(game)
+    ))
+}
+
+/// Generates [`PyEngine`] for each `engine => GameClass, StateClass;` line
+/// and [`visit_game`], which dispatches over them.
+macro_rules! py_engines {
+    ($( $G:ty => $Game:ident, $State:ident; )*) => {
+        $(
+            impl PyEngine for $G {
+                fn state_of(obj: &Bound<'_, PyAny>) -> Option<Self> {
+                    if let Ok(s) = obj.cast::<crate::$State>() {
+                        return Some(s.borrow().core.state.clone());
+                    }
+                    let inner = attr(obj, "inner")?;
+                    let s = inner.cast::<crate::$State>().ok()?;
+                    Some(s.borrow().core.state.clone())
+                }
+                fn config_of(obj: &Bound<'_, PyAny>) -> Option<Self::Config> {
+                    if let Ok(g) = obj.cast::<crate::$Game>() {
+                        return Some(g.get().core.config.clone());
+                    }
+                    let inner = attr(obj, "boardgame")?;
+                    let g = inner.cast::<crate::$Game>().ok()?;
+                    Some(g.get().core.config.clone())
+                }
+            }
+        )*
+
+        /// Calls `visitor` with the engine and configuration of `game` (a
+        /// game of this package or its OpenSpiel wrapper).
+        ///
+        /// # Errors
+        /// `TypeError` when `game` is neither; the visitor's errors.
+        pub fn visit_game<V: EngineVisitor>(game: &Bound<'_, PyAny>, visitor: V) -> PyResult<V::Output> {
+            $(
+                if let Some(config) = <$G as PyEngine>::config_of(game) {
+                    return visitor.visit::<$G>(config);
+                }
+            )*
+            Err(not_a_game(game))
+        }
+    };
+}
+
+// Every engine with its Python classes: one line each.
+py_engines! {
+    korovan_core::Korovan => KorovanGame, KorovanState;
+    caravan_core::Caravan => CaravanGame, CaravanState;
+}
+
+/// Adds the classes of this module to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<AgentObj>()?;
+    m.add_class::<RolloutCore>()?;
+    Ok(())
+}
