@@ -1,0 +1,177 @@
+"""One-call evaluation (issue 20 part 6): `korovan_caravan.evaluate` with
+built-in names (in Rust, on the kit's Arena: the binary's `simulate` for the
+same seeds), the same match driven from Python, Python callables and Agent
+objects, seat rotation, intervals, and bad input."""
+
+import json
+
+import pytest
+from conftest import SHORT
+
+import korovan_caravan
+from korovan_caravan._korovan_caravan import simulate_json
+from korovan_caravan.evaluation import AgentResult, EvaluationResult, play_game
+
+MATCHES = [
+    ("caravan", 2, ["heuristic", "ismcts:10"]),
+    ("caravan", 3, ["random", "heuristic", "flatmc:6"]),
+    ("korovan", 3, ["heuristic", "random", "ismcts-h:6"]),
+    ("korovan", 5, ["random", "heuristic", "random", "ismcts:6", "random"]),
+]
+
+
+def game_of(name, players):
+    return korovan_caravan.load_game(name, players=players, **SHORT[name])
+
+
+def first_legal(state):
+    return state.legal_actions()[0]
+
+
+@pytest.mark.parametrize("engine,players,names", MATCHES)
+@pytest.mark.parametrize("rotate", [True, False])
+def test_a_match_of_names_is_the_binarys_simulation(engine, players, names, rotate):
+    game = game_of(engine, players)
+    result = korovan_caravan.evaluate(game, names, games=12, seed=40, rotate_seats=rotate)
+    assert isinstance(result, EvaluationResult) and result.native
+    assert (result.game, result.players, result.games, result.seeds) == (engine, players, 12, range(40, 52))
+    sim = json.loads(
+        simulate_json(
+            engine, 12, ",".join(names), config=game.config_json(), seed=40, fixed_seats=not rotate, threads=2
+        )
+    )
+    assert sim["games"] == 12 and sim["agents"] == [korovan_caravan.Agent(game, n).name for n in names]
+    for mine, theirs in zip(result.agents, sim["by_agent"]):
+        assert (mine.games, mine.wins, mine.draws) == (theirs["games"], theirs["wins"], theirs["draws"])
+        assert mine.mean_score == theirs["score_sum"] / 12
+        assert mine.share == theirs["share_units"] / (12 * 720720)
+    assert result.mean_length == sim["length_sum"] / 12
+    # The same match driven from Python: the same games, the same report.
+    driven = korovan_caravan.evaluate(game, names, games=12, seed=40, rotate_seats=rotate, native=False)
+    assert not driven.native
+    assert driven.agents == result.agents and driven.mean_length == result.mean_length
+    # And with Agent objects in place of the names (restarted with each seed).
+    objects = [korovan_caravan.Agent(game, n, seed=999) for n in names]
+    assert korovan_caravan.evaluate(game, objects, games=12, seed=40, rotate_seats=rotate).agents == result.agents
+
+
+def test_threads_do_not_change_the_result():
+    game = game_of("korovan", 4)
+    names = ["heuristic", "random", "random", "ismcts:5"]
+    one = korovan_caravan.evaluate(game, names, games=16, seed=3)
+    two = korovan_caravan.evaluate(game, names, games=16, seed=3, threads=2)
+    assert one == two
+
+
+def test_the_results_add_up_and_intervals_hold_the_share(name):
+    players = 3
+    game = game_of(name, players)
+    result = korovan_caravan.evaluate(game, ["heuristic", first_legal, "random"], games=15, seed=1)
+    assert not result.native
+    assert [a.name for a in result.agents] == ["heuristic", "first_legal", "random"]
+    for a in result.agents:
+        assert isinstance(a, AgentResult)
+        assert a.games == 15 and a.wins + a.draws + a.losses == 15
+        lo, hi = a.share_interval
+        assert 0.0 <= lo <= a.share <= hi <= 1.0
+        lo, hi = a.win_interval
+        assert 0.0 <= lo <= a.win_rate <= hi <= 1.0
+        assert a.win_rate == a.wins / 15
+    # The shares of a game sum to 1: over the match, to the number of games.
+    assert sum(a.share for a in result.agents) * 15 == pytest.approx(15)
+    assert "heuristic" in str(result) and "95% interval" in str(result)
+
+
+def test_seats_rotate_and_callables_see_their_seat():
+    game = game_of("caravan", 3)
+    seats = {0: set(), 1: set(), 2: set()}
+
+    def spy(entrant):
+        def act(state):
+            seats[entrant].add(state.current_player())
+            return first_legal(state)
+
+        return act
+
+    korovan_caravan.evaluate(game, [spy(0), spy(1), spy(2)], games=3, seed=0)
+    assert all(s == {0, 1, 2} for s in seats.values()), seats
+    seats = {0: set(), 1: set(), 2: set()}
+    korovan_caravan.evaluate(game, [spy(0), spy(1), spy(2)], games=3, seed=0, rotate_seats=False)
+    assert seats == {0: {0}, 1: {1}, 2: {2}}
+
+
+def test_a_callable_gets_a_copy_of_the_state():
+    game = game_of("caravan", 2)
+
+    def vandal(state):
+        action = first_legal(state)
+        state.apply_action(action)  # must not touch the real game
+        return action
+
+    result = korovan_caravan.evaluate(game, [vandal, "random"], games=2, seed=5)
+    assert result.games == 2
+
+
+def test_the_heuristic_beats_random_play():
+    game = korovan_caravan.load_game("caravan", players=2)
+    result = korovan_caravan.evaluate(game, ["heuristic", "random"], games=40, seed=0)
+    assert result.agents[0].share_interval[0] > 0.5
+    assert result.agents[0].share + result.agents[1].share == pytest.approx(1.0)
+
+
+def test_play_game_is_the_drivers_game(name):
+    game = game_of(name, 3)
+    state = play_game(game, ["heuristic", "random", "ismcts:5"], seed=4)
+    assert state.is_terminal()
+    record = json.loads(state.to_record())
+    assert record["actions"] == state.history()
+    # The arena without rotation plays the same game for that seed.
+    fixed = korovan_caravan.evaluate(game, ["heuristic", "random", "ismcts:5"], games=1, seed=4, rotate_seats=False)
+    for seat, a in enumerate(fixed.agents):
+        assert a.mean_score == state.scores()[seat]
+        assert a.wins == (state.winners() == [seat])
+
+
+def test_bad_input_is_refused():
+    game = game_of("caravan", 2)
+    with pytest.raises(ValueError, match="2 seats but 3 agents"):
+        korovan_caravan.evaluate(game, ["random"] * 3, games=1)
+    with pytest.raises(ValueError, match="2 seats but 1 agents"):
+        korovan_caravan.evaluate(game, [first_legal], games=1)
+    with pytest.raises(ValueError, match="unknown agent `chess`"):
+        korovan_caravan.evaluate(game, ["random", "chess"], games=1)
+    with pytest.raises(ValueError, match="unknown agent `chess`"):
+        korovan_caravan.evaluate(game, [first_legal, "chess"], games=1)
+    with pytest.raises(TypeError, match="agents must be a list"):
+        korovan_caravan.evaluate(game, "random", games=1)
+    with pytest.raises(TypeError, match="agent 1 must be"):
+        korovan_caravan.evaluate(game, ["random", 3], games=1)
+    with pytest.raises(TypeError, match="expected a game"):
+        korovan_caravan.evaluate("caravan", ["random", "random"], games=1)
+    with pytest.raises(TypeError, match="games must be an int"):
+        korovan_caravan.evaluate(game, ["random", "random"], games=2.0)
+    with pytest.raises(ValueError, match="games must be at least 0"):
+        korovan_caravan.evaluate(game, ["random", "random"], games=-1)
+    with pytest.raises(ValueError, match="seed must be at least 0"):
+        korovan_caravan.evaluate(game, ["random", "random"], seed=-1)
+    with pytest.raises(ValueError, match="2\\*\\*64"):
+        korovan_caravan.evaluate(game, ["random", "random"], games=2, seed=2**64 - 1)
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        korovan_caravan.evaluate(game, ["random", "random"], threads=0)
+    with pytest.raises(ValueError, match="native=True"):
+        korovan_caravan.evaluate(game, [first_legal, "random"], native=True)
+    with pytest.raises(ValueError, match=r"agent 0 \(cheat\) at step \d+ \(seed 0\)"):
+
+        def cheat(state):
+            return 10**6
+
+        korovan_caravan.evaluate(game, [cheat, "random"], games=1)
+    with pytest.raises(TypeError, match=r"agent 1 \(<lambda>\) returned str"):
+        korovan_caravan.evaluate(game, ["random", lambda s: "e"], games=1)
+    with pytest.raises(TypeError, match="agent names"):
+        play_game(game, "random")
+    with pytest.raises(ValueError, match="2 seats but 1 agents"):
+        play_game(game, ["random"])
+    # No games: an empty report, intervals (0, 1).
+    empty = korovan_caravan.evaluate(game, ["random", "random"], games=0)
+    assert empty.games == 0 and empty.agents[0].share_interval == (0.0, 1.0)
