@@ -12,7 +12,12 @@ For each row, the same seeded games are played twice:
 
 Both play exactly the same moves (the script checks that the two reports
 are equal), so the ratio of their CPU times per decision is the cost of
-calling the agent from Python. CPU time (``time.process_time``), not wall
+calling the agent from Python.
+
+A second table (with ``open_spiel`` installed) times one rollout of
+OpenSpiel's ``RandomRolloutEvaluator`` (through the Python game API)
+against ``korovan_caravan.bots.RolloutEvaluator`` (in Rust) from the same
+positions: the cost of a leaf of OpenSpiel's MCTS. CPU time (``time.process_time``), not wall
 time: on a loaded machine it is the steadier measure.
 
     python python/benchmarks/agents.py              # every row
@@ -26,6 +31,8 @@ from __future__ import annotations
 
 import argparse
 import time
+
+from machine import describe, load_average
 
 import korovan_caravan
 from korovan_caravan.evaluation import play_game
@@ -68,6 +75,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="a few games per row (a smoke run)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per row; the fastest of each side is kept")
     args = parser.parse_args(argv)
+    print(f"machine: {describe()}, load average {load_average()}", flush=True)
     print(f"{'game':<12} {'agent':<14} {'games':>5} {'decisions':>9} {'Rust µs/move':>13} {'Python µs/move':>15} {'Python/Rust':>11}")
     for engine, players, config, agent, games in ROWS:
         if args.quick:
@@ -89,6 +97,42 @@ def main(argv=None):
             f"{engine + ' ' + str(players) + 'p':<12} {agent:<14} {games:>5} {label:>9} "
             f"{best_rust / n * 1e6:>13.2f} {best_py / n * 1e6:>15.2f} {best_py / best_rust:>11.3f}"
         )
+    rollouts(args.quick)
+    print(f"load average at the end: {load_average()}")
+
+
+def rollouts(quick):
+    try:
+        import numpy as np
+        import pyspiel
+        from open_spiel.python.algorithms import mcts
+
+        import korovan_caravan.openspiel
+        from korovan_caravan.bots import RolloutEvaluator
+    except ImportError:
+        print("(open_spiel is not installed: no rollout table)")
+        return
+    korovan_caravan.openspiel.register()
+    print()
+    print(f"{'game':<12} {'rollouts':>8} {'OpenSpiel Python µs':>20} {'Rust µs':>10} {'ratio':>8}")
+    for name, players in [("caravan", 2), ("korovan", 5)]:
+        game = pyspiel.load_game(name, {"players": players})
+        state = game.new_initial_state()
+        rng = np.random.RandomState(0)
+        while state.is_chance_node() or len(state.history()) < 40:
+            if state.is_chance_node():
+                ids, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choice(ids, p=probs))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        n_py = 2 if quick else (10 if name == "caravan" else 300)
+        n_rust = 20 if quick else 2000
+        python = mcts.RandomRolloutEvaluator(1, np.random.RandomState(1))
+        rust = RolloutEvaluator(game, seed=1)
+        _, t_py = timed(lambda: [python.evaluate(state) for _ in range(n_py)])
+        _, t_rust = timed(lambda: [rust.evaluate(state) for _ in range(n_rust)])
+        per_py, per_rust = t_py / n_py * 1e6, t_rust / n_rust * 1e6
+        print(f"{name + ' ' + str(players) + 'p':<12} {n_py:>4}/{n_rust:<4} {per_py:>19.0f} {per_rust:>10.1f} {per_py / per_rust:>8.0f}")
 
 
 if __name__ == "__main__":

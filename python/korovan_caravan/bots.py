@@ -38,7 +38,7 @@ class Bot(pyspiel.Bot):
 
     ``step`` and ``step_with_policy`` are :class:`korovan_caravan.Agent`'s
     (the policy: a search's root visit shares, uniform for ``random``, all
-    on the action for ``heuristic``); the agents keep no history, so
+    on the action for ``heuristic`` and ``flatmc``); the agents keep no history, so
     ``inform_action`` does nothing, and ``restart_at`` resets the agent's
     memory (its streams go on: seed the bot to make a series of games
     reproducible, or call ``restart(seed)`` for each game).

@@ -165,6 +165,7 @@ def _python_match(game, bg, agents, seeds, rotate_seats):
     names = [_name_of(a) for a in agents]
     tally = _Tally(bg, names)
     bots = [_is_bot(a) for a in agents]
+    builtin = [isinstance(a, (str, Agent)) for a in agents]
     spiel = _spiel_game(game, bg) if any(bots) else None
     for s in seeds:
         seat_of = [(e + s % n) % n if rotate_seats else e for e in range(n)]
@@ -194,25 +195,25 @@ def _python_match(game, bg, agents, seeds, rotate_seats):
             else:
                 acting = at_seat[player]
                 a = players[acting]
-                if bots[acting]:
-                    action = a.step(state)
-                elif isinstance(a, Agent):
-                    action = a.step(inner)
+                if builtin[acting]:
+                    action = a.step(inner)  # an int, and legal
                 else:
-                    action = a(inner.clone())
-                if isinstance(action, bool) or not hasattr(action, "__index__"):
-                    raise TypeError(
-                        f"agent {acting} ({names[acting]}) returned {type(action).__name__} {action!r}, not an action id"
-                    )
-                action = int(action)
+                    action = a.step(state) if bots[acting] else a(inner.clone())
+                    if isinstance(action, bool) or not hasattr(action, "__index__"):
+                        raise TypeError(
+                            f"agent {acting} ({names[acting]}) returned {type(action).__name__} {action!r}, "
+                            "not an action id"
+                        )
+                    action = int(action)
                 if spiel is not None and action not in inner.legal_actions():
                     raise ValueError(
                         f"agent {acting} ({names[acting]}) chose action {action}, "
                         f"which is not legal at step {length} (seed {s})"
                     )
-            for e, a in enumerate(players):
-                if bots[e] and e != acting:
-                    a.inform_action(state, player, action)
+            if spiel is not None:
+                for e, a in enumerate(players):
+                    if bots[e] and e != acting:
+                        a.inform_action(state, player, action)
             try:
                 state.apply_action(action)
             except ValueError as err:

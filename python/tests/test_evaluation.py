@@ -175,3 +175,38 @@ def test_bad_input_is_refused():
     # No games: an empty report, intervals (0, 1).
     empty = korovan_caravan.evaluate(game, ["random", "random"], games=0)
     assert empty.games == 0 and empty.agents[0].share_interval == (0.0, 1.0)
+
+
+def test_openspiel_games_are_evaluated_natively_too():
+    pytest.importorskip("pyspiel")
+    import korovan_caravan.openspiel as ko
+
+    spiel = ko.from_korovan_caravan(game_of("caravan", 2).new_initial_state()).get_game()
+    assert spiel.boardgame == game_of("caravan", 2)
+    native = korovan_caravan.evaluate(spiel, ["heuristic", "random"], games=4, seed=2)
+    assert native.native
+    assert native == korovan_caravan.evaluate(game_of("caravan", 2), ["heuristic", "random"], games=4, seed=2)
+
+
+def test_the_tally_refuses_wrong_seats():
+    from korovan_caravan._korovan_caravan import _Tally
+
+    game = game_of("caravan", 2)
+    done = korovan_caravan.random_game(game, 1)
+    tally = _Tally(game, ["a", "b"])
+    for bad in ([0, 0], [0], [0, 2], [1, 0, 2]):
+        with pytest.raises(ValueError, match="seat_of"):
+            tally.add(done, bad, 10)
+    with pytest.raises(ValueError, match="not over"):
+        tally.add(game.new_initial_state(), [0, 1], 0)
+    with pytest.raises(TypeError, match="expected a caravan state"):
+        tally.add(game_of("korovan", 3).new_initial_state(), [0, 1], 0)
+    with pytest.raises(ValueError, match="2 seats but 3 agents"):
+        _Tally(game, ["a", "b", "c"])
+    tally.add(done, [1, 0], 10)
+    report = tally.report()
+    winner = done.winners()
+    assert report["games"] == 1 and report["length_sum"] == 10
+    a, b = report["entrants"]
+    assert (a["wins"], b["wins"]) == ((1, 0) if winner == [1] else (0, 1) if winner == [0] else (0, 0))
+    assert a["score_sum"] == done.scores()[1] and b["score_sum"] == done.scores()[0]

@@ -230,7 +230,8 @@ impl AgentObj {
     /// `(policy, action)`: the action id as `step`, and the agent's policy,
     /// `(id, probability)` pairs ascending by id: the root's visit shares
     /// for a search (the action is the most visited), uniform over the legal
-    /// actions for `random`, all on the action for the heuristic.
+    /// actions for `random`, all on the action for `heuristic` and `flatmc`
+    /// (and for a move with a single legal action, not searched).
     fn step_with_policy(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<(Vec<(u32, f64)>, u32)> {
         let (id, policy) = self.agent().step(py, state, true)?;
         Ok((policy.unwrap_or_default(), id))

@@ -1,9 +1,8 @@
 //! The native half of `korovan_caravan.evaluate`: a match of built-in
-//! agents played entirely in Rust on the kit's [`Arena`] ([`arena`]; one
-//! game of the kit's driver: [`play_game`]), and
-//! the tally of a match that Python drives ([`Tally`], the kit's
-//! [`EntrantStats`]), so that both report the same statistics with the
-//! same 95% intervals.
+//! agents played entirely in Rust on the kit's [`Arena`] (`_arena`; one
+//! game of the kit's driver: `_play_game`), and the tally of a match that
+//! Python drives ([`Tally`], the kit's [`EntrantStats`]), so that both
+//! report the same statistics with the same 95% intervals.
 
 use std::ops::Range;
 
