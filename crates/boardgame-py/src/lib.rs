@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agents;
+mod compact;
 pub mod core;
 pub mod evaluate;
 pub mod vector;
@@ -809,6 +810,7 @@ fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registered_games, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(merge_results, m)?)?;
+    compact::register(m)?;
     m.add("CHANCE_STREAM", CHANCE_STREAM)?;
     m.add("AGENT_STREAM_BASE", AGENT_STREAM_BASE)?;
     m.add("CHANCE_PLAYER", core::CHANCE_PLAYER)?;
