@@ -1,0 +1,46 @@
+//! The words people read (`boardgame_kit::Words`): over random games of
+//! 2..=4 players, every viewer reads every action (C-8.1), the words of
+//! the legal actions tell them apart in both languages, and a few exact
+//! phrases pin the wording (squares `c4`, spaces 1..8, seats from 0).
+
+use boardgame_kit::strategy::random_walk;
+use boardgame_kit::{Game, Lang, Viewer, Words, check_words, check_words_in_game};
+use caravan_core::{Action, Caravan, CaravanConfig};
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// C-8.1: nothing is hidden, and no two legal actions read alike, in
+    /// states anywhere in a game (a full game is checked below).
+    #[test]
+    fn words_show_every_action_and_tell_them_apart(players in 2u8..=4, seed: u64, steps in 0usize..3000) {
+        let w = random_walk::<Caravan>(&CaravanConfig::with_players(players), seed, steps);
+        let r = check_words(&w.state);
+        prop_assert!(r.is_ok(), "seed {seed}, {steps} steps: {}", r.unwrap_err());
+    }
+}
+
+#[test]
+fn the_opening_reads_in_words() {
+    let mut g = Caravan::new_game(&CaravanConfig::with_players(3)).unwrap();
+    // C-3.1: the setup draws fill spaces 1..8 in order.
+    let draw: Action = "draw R2".parse().unwrap();
+    assert_eq!(g.words(Viewer::Spectator, draw, Lang::En), "Draw R2 from the bag onto space 1");
+    assert_eq!(g.words(Viewer::Seat(1), draw, Lang::Ru), "Из мешка: товар R2 на место 1");
+    let mut rng = boardgame_kit::GameRng::new(3);
+    while g.turn() == boardgame_kit::Turn::Chance {
+        let a = boardgame_kit::random_action(&g, &mut rng).unwrap();
+        g.apply(a).unwrap();
+    }
+    let place: Action = "move supply->c4".parse().unwrap();
+    assert_eq!(g.words(Viewer::Seat(0), place, Lang::En), "Place a camel from the supply on c4");
+    assert_eq!(g.words(Viewer::Seat(0), place, Lang::Ru), "Поставить верблюда из запаса на c4");
+    assert_eq!(g.words(Viewer::Seat(2), Action::END, Lang::Ru), "Закончить ход");
+    check_words(&g).unwrap();
+}
+
+#[test]
+fn a_whole_game_reads_in_words() {
+    check_words_in_game::<Caravan>(&CaravanConfig::with_players(2), 11, 100_000).unwrap();
+}
