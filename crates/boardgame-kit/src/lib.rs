@@ -61,4 +61,4 @@ pub use search::{
     Budget, EdgeStats, Evaluation, FlatMcAgent, IsMctsAgent, SearchSettings, SearchStats, score_leader_returns,
     score_margin_returns,
 };
-pub use words::{Lang, Words, check_words, check_words_in_game, fill};
+pub use words::{Lang, Words, check_words, check_words_in_game, fill, marked_section};

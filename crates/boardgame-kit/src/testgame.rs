@@ -301,6 +301,13 @@ impl crate::Words for HiddenNim {
             Some(NimAction::Take(n)) => crate::fill(take, &[("n", &n.to_string())]),
         }
     }
+
+    fn how_to_play(lang: crate::Lang) -> &'static str {
+        match lang {
+            crate::Lang::En => "Take 1 or 2 stones in turn; whoever takes the last stone earns 2 points.",
+            crate::Lang::Ru => "По очереди берите 1 или 2 камня; взявший последний камень получает 2 очка.",
+        }
+    }
 }
 
 #[cfg(test)]

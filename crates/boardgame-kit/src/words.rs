@@ -65,6 +65,31 @@ pub trait Words: Game {
     /// action it is; when it is shown, two different actions have
     /// different words.
     fn words(&self, viewer: Viewer, action: Self::Action, lang: Lang) -> String;
+
+    /// How to play, in a few lines of `lang` (Markdown: `**bold**` and a
+    /// numbered list), citing rule ids (`K-5.5`). Engines draw it from
+    /// their normative rules file with [`marked_section`], so that it cannot
+    /// drift from the rules.
+    fn how_to_play(lang: Lang) -> &'static str;
+}
+
+/// The part of `text` between the lines `<!-- name -->` and
+/// `<!-- /name -->` (trimmed); empty when the markers are missing.
+///
+/// ```
+/// let doc = "# Rules\n<!-- short:en -->\nPlay well.\n<!-- /short:en -->\n";
+/// assert_eq!(boardgame_kit::marked_section(doc, "short:en"), "Play well.");
+/// assert_eq!(boardgame_kit::marked_section(doc, "short:ru"), "");
+/// ```
+pub fn marked_section<'a>(text: &'a str, name: &str) -> &'a str {
+    let open = format!("<!-- {name} -->");
+    let close = format!("<!-- /{name} -->");
+    let Some(start) = text.find(&open) else { return "" };
+    let body = &text[start + open.len()..];
+    match body.find(&close) {
+        Some(end) => body[..end].trim(),
+        None => "",
+    }
 }
 
 /// Fills a catalogue phrase: every `{name}` of `template` is replaced by

@@ -15,7 +15,7 @@
 //! Russian words follow the seed's vocabulary (верблюд, товар, город,
 //! маркер спроса, маркер кражи, мешок, пополнение).
 
-use boardgame_kit::{Lang, Viewer, Words, fill};
+use boardgame_kit::{Lang, Viewer, Words, fill, marked_section};
 
 use crate::action::{Act, Action};
 use crate::board::{Kind, SPACES};
@@ -53,6 +53,10 @@ pub struct Phrases {
     /// A theft: `{kind}`, `{seat}`, `{square}`.
     pub steal: &'static str,
 }
+
+/// The normative rules (`docs/rules/caravan.md`), whose marked summary is
+/// [`Words::how_to_play`].
+pub const RULES: &str = include_str!("../../../docs/rules/caravan.md");
 
 /// The English phrases.
 pub const EN: Phrases = Phrases {
@@ -103,6 +107,11 @@ fn kind_text(k: Kind) -> String {
 }
 
 impl Words for Caravan {
+    /// The marked summary of the rules file, in `lang`.
+    fn how_to_play(lang: Lang) -> &'static str {
+        marked_section(RULES, &format!("how-to-play:{}", lang.code()))
+    }
+
     /// C-8.1: every viewer reads the whole action.
     fn words(&self, _viewer: Viewer, action: Action, lang: Lang) -> String {
         let p = phrases(lang);

@@ -44,3 +44,26 @@ fn the_opening_reads_in_words() {
 fn a_whole_game_reads_in_words() {
     check_words_in_game::<Caravan>(&CaravanConfig::with_players(2), 11, 100_000).unwrap();
 }
+
+/// The summary is the rules file's marked section in each language, and
+/// every rule id it cites is a rule of that file.
+#[test]
+fn how_to_play_is_drawn_from_the_rules_and_cites_real_rules() {
+    let rules = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rules/caravan.md")).unwrap();
+    for lang in Lang::ALL {
+        let text = <Caravan as Words>::how_to_play(lang);
+        assert!(text.len() > 200, "{lang:?}: {text:?}");
+        assert!(rules.contains(text), "{lang:?}: not the rules file's text");
+        let ids: Vec<&str> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+            .filter(|w| w.starts_with("C-") && w.len() > 2)
+            .map(|w| w.trim_end_matches('.'))
+            .collect();
+        assert!(ids.len() >= 5, "{lang:?}: {ids:?}");
+        for id in ids {
+            let rule = format!("- {id} ");
+            let section = format!("## {id} ");
+            assert!(rules.contains(&rule) || rules.contains(&section), "{lang:?} cites {id}, which is no rule");
+        }
+    }
+}

@@ -15,7 +15,7 @@
 //! laid face down. The Russian words follow the seed's vocabulary
 //! (корованщик, конкурент, засада, «Пусто», коровы, жетон).
 
-use boardgame_kit::{Lang, Viewer, Words, fill};
+use boardgame_kit::{Lang, Viewer, Words, fill, marked_section};
 
 use crate::action::{AmbushSet, KorovanAction};
 use crate::config::Helper;
@@ -70,6 +70,10 @@ pub struct Phrases {
     pub cows: [&'static str; 3],
 }
 
+/// The normative rules (`docs/rules/korovan.md`), whose marked summary is
+/// [`Words::how_to_play`].
+pub const RULES: &str = include_str!("../../../docs/rules/korovan.md");
+
 /// The English phrases.
 pub const EN: Phrases = Phrases {
     cell: ["row {row}, left card", "row {row}, middle card", "row {row}, right card"],
@@ -112,12 +116,12 @@ pub const RU: Phrases = Phrases {
     place: "Поставить корован: {cell}",
     switch: "Передумать: переставить корован — {cell}",
     reveal: "Вскрыть карту: {cell}",
-    scout: "Сыграть «{helper}»: посмотреть карту — {cell}",
-    spy: "Сыграть «{helper}»: посмотреть карту на руке хозяина ряда {row} ({seat})",
-    flare: "Сыграть «{helper}»: открыть для всех карту — {cell}",
-    second_thought: "Сыграть «{helper}»: передумать ещё раз",
-    guard: "Сыграть «{helper}»: эта засада ничего не стоит",
-    haggle: "Сыграть «{helper}»: заплатить {cows}",
+    scout: "Сыграть карту «{helper}»: посмотреть карту — {cell}",
+    spy: "Сыграть карту «{helper}»: посмотреть карту на руке хозяина ряда {row} ({seat})",
+    flare: "Сыграть карту «{helper}»: открыть для всех карту — {cell}",
+    second_thought: "Сыграть карту «{helper}»: передумать ещё раз",
+    guard: "Сыграть карту «{helper}»: эта засада ничего не стоит",
+    haggle: "Сыграть карту «{helper}»: заплатить {cows}",
     pay: "Отдать {cows}: {seat}",
     cows: ["{n} корову", "{n} коровы", "{n} коров"],
 };
@@ -167,6 +171,11 @@ fn sides(p: &Phrases, set: AmbushSet) -> String {
 }
 
 impl Words for Korovan {
+    /// The marked summary of the rules file, in `lang`.
+    fn how_to_play(lang: Lang) -> &'static str {
+        marked_section(RULES, &format!("how-to-play:{}", lang.code()))
+    }
+
     fn words(&self, viewer: Viewer, action: KorovanAction, lang: Lang) -> String {
         let p = phrases(lang);
         let Some(action) = self.sees_action(viewer.seat(), action).then_some(action) else {

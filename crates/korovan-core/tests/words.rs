@@ -85,3 +85,26 @@ fn the_catalogues_have_every_helper_and_cell() {
         assert!(p.helpers.iter().chain(p.cell.iter()).chain(p.side.iter()).all(|s| !s.is_empty()));
     }
 }
+
+/// The summary is the rules file's marked section in each language, and
+/// every rule id it cites is a rule of that file.
+#[test]
+fn how_to_play_is_drawn_from_the_rules_and_cites_real_rules() {
+    let rules = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rules/korovan.md")).unwrap();
+    for lang in Lang::ALL {
+        let text = <Korovan as Words>::how_to_play(lang);
+        assert!(text.len() > 200, "{lang:?}: {text:?}");
+        assert!(rules.contains(text), "{lang:?}: not the rules file's text");
+        let ids: Vec<&str> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+            .filter(|w| w.starts_with("K-") && w.len() > 2)
+            .map(|w| w.trim_end_matches('.'))
+            .collect();
+        assert!(ids.len() >= 5, "{lang:?}: {ids:?}");
+        for id in ids {
+            let rule = format!("- {id} ");
+            let section = format!("## {id} ");
+            assert!(rules.contains(&rule) || rules.contains(&section), "{lang:?} cites {id}, which is no rule");
+        }
+    }
+}
