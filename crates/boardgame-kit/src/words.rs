@@ -71,6 +71,13 @@ pub trait Words: Game {
     /// their normative rules file with [`marked_section`], so that it cannot
     /// drift from the rules.
     fn how_to_play(lang: Lang) -> &'static str;
+
+    /// The full normative rules (Markdown, rule ids at the start of their
+    /// lines: `- K-5.5 …`), which [`Words::how_to_play`]'s ids refer to;
+    /// empty for a game without a rules file.
+    fn rules_text() -> &'static str {
+        ""
+    }
 }
 
 /// The part of `text` between the lines `<!-- name -->` and

@@ -107,6 +107,10 @@ fn kind_text(k: Kind) -> String {
 }
 
 impl Words for Caravan {
+    fn rules_text() -> &'static str {
+        RULES
+    }
+
     /// The marked summary of the rules file, in `lang`.
     fn how_to_play(lang: Lang) -> &'static str {
         marked_section(RULES, &format!("how-to-play:{}", lang.code()))

@@ -171,6 +171,10 @@ fn sides(p: &Phrases, set: AmbushSet) -> String {
 }
 
 impl Words for Korovan {
+    fn rules_text() -> &'static str {
+        RULES
+    }
+
     /// The marked summary of the rules file, in `lang`.
     fn how_to_play(lang: Lang) -> &'static str {
         marked_section(RULES, &format!("how-to-play:{}", lang.code()))
