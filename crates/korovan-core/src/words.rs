@@ -68,6 +68,16 @@ pub struct Phrases {
     pub pay: &'static str,
     /// A number of cows: one, few (Russian 2–4, 22–24 …), many.
     pub cows: [&'static str; 3],
+    /// The journey ends: the driver has no cows left (K-5.6).
+    pub broke: &'static str,
+    /// The toll (K-5.7): `{seats}` paid 1 cow each to the driver.
+    pub toll: &'static str,
+    /// The round is over: `{round}`, `{cows}` (every seat's cows now).
+    pub round_over: &'static str,
+    /// A skipped round (K-5.8): `{seat}` has no cows.
+    pub skipped: &'static str,
+    /// The game is over (K-7.2).
+    pub game_over: &'static str,
 }
 
 /// The normative rules (`docs/rules/korovan.md`), whose marked summary is
@@ -98,6 +108,11 @@ pub const EN: Phrases = Phrases {
     haggle: "Play {helper}: pay {cows} instead",
     pay: "Pay {cows} to {seat}",
     cows: ["{n} cow", "{n} cows", "{n} cows"],
+    broke: "the driver has no cows left: the journey ends (K-5.6)",
+    toll: "the driver crossed every row: {seats} pay 1 cow each as toll (K-5.7)",
+    round_over: "round {round} is over; cows now: {cows}",
+    skipped: "{seat} has no cows: that round is skipped (K-5.8)",
+    game_over: "the game is over (K-7.2)",
 };
 
 /// The Russian phrases (the seed's words).
@@ -124,6 +139,11 @@ pub const RU: Phrases = Phrases {
     haggle: "Сыграть карту «{helper}»: заплатить {cows}",
     pay: "Отдать {cows}: {seat}",
     cows: ["{n} корову", "{n} коровы", "{n} коров"],
+    broke: "у корованщика не осталось коров: путешествие окончено (K-5.6)",
+    toll: "корованщик прошёл все ряды: {seats} отдают ему по корове (K-5.7)",
+    round_over: "раунд {round} окончен; коровы: {cows}",
+    skipped: "{seat}: нет коров, раунд пропускается (K-5.8)",
+    game_over: "игра окончена (K-7.2)",
 };
 
 /// The catalogue of `lang`.
@@ -189,6 +209,17 @@ impl Words for Korovan {
                 _ => p.lay_hidden.to_string(),
             };
         };
+        let said = self.action_words(p, action);
+        match self.aftermath(p, action) {
+            Some(after) => format!("{said}; {after}"),
+            None => said,
+        }
+    }
+}
+
+impl Korovan {
+    /// What a shown action does, in words.
+    fn action_words(&self, p: &Phrases, action: KorovanAction) -> String {
         let row = self.current_row().unwrap_or(1);
         let helper = |h: Helper| p.helper_text(h);
         match action {
@@ -230,6 +261,53 @@ impl Words for Korovan {
 }
 
 impl Korovan {
+    /// What an action sets off that everyone sees (cows are public,
+    /// K-8.1): the end of the journey for want of cows (K-5.6), the toll
+    /// (K-5.7), the end of the round with every seat's cows, skipped rounds
+    /// (K-5.8) and the end of the game. `None` when the round goes on.
+    fn aftermath(&self, p: &Phrases, action: KorovanAction) -> Option<String> {
+        let mut next = *self;
+        if boardgame_kit::Game::apply(&mut next, action).is_err() || next.round() == self.round() {
+            return None;
+        }
+        let n = usize::from(self.n);
+        let driver = self.driver()?;
+        let mut parts = Vec::new();
+        if next.cows(driver) == 0 {
+            parts.push(p.broke.to_string());
+        }
+        // the fine this action pays, to the owner of the current row
+        let fine = match action {
+            KorovanAction::Pay => self.due(),
+            KorovanAction::Haggle => self.due().saturating_sub(1),
+            _ => 0,
+        };
+        let owner = self.current_row().and_then(|r| self.row_owner(r));
+        let payers: Vec<String> = (0..n)
+            .filter(|&s| s != driver)
+            .filter(|&s| {
+                let got = if Some(s) == owner { fine } else { 0 };
+                i64::from(next.cows(s)) - i64::from(self.cows(s)) - i64::from(got) == -1
+            })
+            .map(|s| p.seat_text(s))
+            .collect();
+        if !payers.is_empty() {
+            parts.push(fill(p.toll, &[("seats", &payers.join(", "))]));
+        }
+        let cows: Vec<String> = (0..n).map(|s| format!("{} {}", p.seat_text(s), next.cows(s))).collect();
+        let round = (self.round() + 1).to_string();
+        parts.push(fill(p.round_over, &[("round", &round), ("cows", &cows.join(", "))]));
+        // K-5.8: every round between this one and the next driver's was skipped
+        let skipped = next.round().saturating_sub(self.round() + 1);
+        for k in 1..=skipped as usize {
+            parts.push(fill(p.skipped, &[("seat", &p.seat_text((driver + n * k - k) % n))]));
+        }
+        if next.phase() == crate::state::Phase::Over {
+            parts.push(p.game_over.to_string());
+        }
+        Some(parts.join("; "))
+    }
+
     /// What paying the pending fine costs the driver now: the fine, at most
     /// the driver's cows (K-5.5).
     fn due(&self) -> u32 {

@@ -108,3 +108,37 @@ fn how_to_play_is_drawn_from_the_rules_and_cites_real_rules() {
         }
     }
 }
+
+/// K-5.5, K-5.7, K-7.2: the action that ends a round says what happened to
+/// the cows, and the last one says the game is over.
+#[test]
+fn round_ends_are_summed_up() {
+    let c = KorovanConfig { players: 3, ..KorovanConfig::default() };
+    let mut g = Korovan::new_game(&c).unwrap();
+    let mut rng = boardgame_kit::GameRng::new(9);
+    let mut ends = Vec::new();
+    while !g.is_terminal() {
+        let a = boardgame_kit::random_action(&g, &mut rng).unwrap();
+        let before = g;
+        g.apply(a).unwrap();
+        if g.round() != before.round() {
+            ends.push((before, a, g));
+        }
+    }
+    assert_eq!(ends.len(), 3);
+    for (before, a, after) in &ends {
+        let w = before.words(Viewer::Spectator, *a, Lang::En);
+        let cows: Vec<String> = (0..3).map(|s| format!("seat {s} {}", after.cows(s))).collect();
+        let round = format!("round {} is over; cows now: {}", before.round() + 1, cows.join(", "));
+        assert!(w.contains(&round), "{w}");
+        let d = before.driver().unwrap();
+        let tolled = after.cows(d) > 0 && (0..3).filter(|&s| s != d).all(|s| after.cows(s) < before.cows(s));
+        if tolled && !matches!(a, KorovanAction::Pay | KorovanAction::Haggle) {
+            assert!(w.contains("pay 1 cow each as toll (K-5.7)"), "{w}");
+        }
+        let ru = before.words(Viewer::Seat(0), *a, Lang::Ru);
+        assert!(ru.contains(&format!("раунд {} окончен", before.round() + 1)), "{ru}");
+    }
+    let (before, a, _) = ends.last().unwrap();
+    assert!(before.words(Viewer::Seat(1), *a, Lang::En).ends_with("the game is over (K-7.2)"));
+}
