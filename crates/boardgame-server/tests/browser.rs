@@ -30,6 +30,8 @@ use serde_json::{Value, json};
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 /// The widths the page is checked at: a phone and a laptop.
 const NARROW: u32 = 400;
+/// The narrowest width the page must fit without scrolling sideways.
+const NARROWEST: u32 = 360;
 const WIDE: u32 = 1280;
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
@@ -266,7 +268,7 @@ impl Driver {
     /// At both widths, the page fits the window; at the wide one the board,
     /// the moves and the hint are above the fold (when it is our turn).
     async fn check_layout(&self, what: &str, mine: bool) {
-        for (w, h) in [(NARROW, 800), (WIDE, 900)] {
+        for (w, h) in [(NARROWEST, 740), (NARROW, 800), (WIDE, 900)] {
             self.resize(w, h).await;
             self.check_no_horizontal_scroll(&format!("{what} at {w} px")).await;
         }
@@ -289,6 +291,24 @@ impl Driver {
 
     async fn count(&self, css: &str) -> usize {
         self.find_all(css).await.len()
+    }
+
+    /// Moves the keyboard focus to the element `css` names and presses
+    /// Enter there, as a keyboard user does (WebDriver key actions go to the
+    /// focused element).
+    async fn press_enter_on(&self, css: &str) {
+        self.wait(css).await;
+        let focused = self
+            .exec(&format!(
+                "const e = document.querySelector({css:?}); e.focus(); return document.activeElement === e && e.tabIndex >= 0"
+            ))
+            .await;
+        if focused != json!(true) {
+            self.fail(&format!("`{css}` cannot take the keyboard focus")).await;
+        }
+        let keys = json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": "\u{E007}" }, { "type": "keyUp", "value": "\u{E007}" } ] }] });
+        self.cmd("POST", "/actions", Some(keys)).await;
     }
 }
 
@@ -363,9 +383,15 @@ async fn play_caravan(d: &Driver, base: &str, lang: &str) {
         } else if let Some(m) = from_supply {
             let to = m.trim_start_matches("move supply->").to_string();
             let camels_before = d.count("#caravan-board g.camel[data-player=\"0\"]").await;
-            d.click(&d.wait("#caravan-board rect[data-square=\"supply\"]").await).await;
-            let target = d.wait(&format!("#caravan-board rect.target[data-square=\"{to}\"]")).await;
-            d.click(&target).await;
+            if moved == 0 {
+                // The first camel by keyboard alone: the supply, then the target.
+                d.press_enter_on("#caravan-board rect[data-square=\"supply\"]").await;
+                d.press_enter_on(&format!("#caravan-board rect.target[data-square=\"{to}\"]")).await;
+            } else {
+                d.click(&d.wait("#caravan-board rect[data-square=\"supply\"]").await).await;
+                let target = d.wait(&format!("#caravan-board rect.target[data-square=\"{to}\"]")).await;
+                d.click(&target).await;
+            }
             d.until(|| async { log_len(d).await > before }).await;
             let camels_after = d.count("#caravan-board g.camel[data-player=\"0\"]").await;
             assert_eq!(camels_after, camels_before + 1, "the camel placed on {to} is drawn");
@@ -427,10 +453,12 @@ async fn play_korovan(d: &Driver, base: &str, lang: &str) {
         let before = log_len(d).await;
         let face_up_before = d.count(".kcard.up").await;
         let mut clicked_reveal = false;
-        if let Some(lay) = d.find(".lay-choice").await {
-            d.click(&lay).await;
-        } else if let Some(card) = d.find(".kcard.clickable").await {
-            d.click(&card).await;
+        if d.find(".lay-choice").await.is_some() {
+            // Lays by keyboard: the first choice, focused, Enter.
+            d.press_enter_on(".lay-choice").await;
+        } else if d.find(".kcard.clickable").await.is_some() {
+            // Cards by keyboard too: focused, Enter.
+            d.press_enter_on(".kcard.clickable").await;
             // Several actions fit this card: the chooser asks.
             if let Some(choice) = d.find("#chooser button[data-action]").await
                 && log_len(d).await == before
