@@ -34,8 +34,12 @@ pub struct Phrases {
     pub pick: &'static str,
     /// The demand markers a pick-up takes: `{n}`, for one and for more.
     pub pick_markers: [&'static str; 2],
-    /// The fourth pick-up since a refill starts one.
+    /// The fourth pick-up since a refill starts one (C-6.1): `{marked}`
+    /// (the spaces whose goods get a demand marker), `{drawn}` (the spaces
+    /// that get a good from the bag).
     pub pick_refill: &'static str,
+    /// No space, in a refill's list.
+    pub none: &'static str,
     /// A camel from the supply: `{to}`.
     pub place: &'static str,
     /// A camel moves: `{from}`, `{to}`.
@@ -65,7 +69,8 @@ pub const EN: Phrases = Phrases {
     end: "End the turn",
     pick: "Pick up the {kind} good on space {space}",
     pick_markers: [" with its demand marker", " with its {n} demand markers"],
-    pick_refill: " (the fourth pick-up: a refill follows)",
+    pick_refill: "; the fourth pick-up: a refill follows — a demand marker on the goods of spaces {marked}, goods from the bag onto spaces {drawn} (C-6.1)",
+    none: "none",
     place: "Place a camel from the supply on {to}",
     move_camel: "Move the camel from {from} to {to}",
     costs_two: " (2 actions: the square is occupied)",
@@ -83,7 +88,8 @@ pub const RU: Phrases = Phrases {
     end: "Закончить ход",
     pick: "Погрузить товар {kind} с места {space}",
     pick_markers: [" и забрать маркер спроса", " и забрать маркеры спроса ({n})"],
-    pick_refill: " (четвёртый подобранный товар: затем пополнение)",
+    pick_refill: "; четвёртый подобранный товар: пополнение — маркер спроса на товары мест {marked}, товары из мешка на места {drawn} (C-6.1)",
+    none: "нет",
     place: "Поставить верблюда из запаса на {to}",
     move_camel: "Переместить верблюда с {from} на {to}",
     costs_two: " (2 действия: клетка занята)",
@@ -133,7 +139,18 @@ impl Words for Caravan {
                     w += &fill(p.pick_markers[usize::from(markers > 1)], &[("n", &markers.to_string())]);
                 }
                 if self.bag_len() > 0 && self.picks_since_refill() == 3 {
-                    w += p.pick_refill;
+                    // C-6.1: the goods still lying get a marker, the empty
+                    // spaces a good from the bag, in order, while it lasts
+                    let (mut marked, mut drawn) = (Vec::new(), Vec::new());
+                    for n in 1..=SPACES as u8 {
+                        if n != space && self.lying(n).is_some() {
+                            marked.push(n.to_string());
+                        } else if drawn.len() < usize::from(self.bag_len()) {
+                            drawn.push(n.to_string());
+                        }
+                    }
+                    let list = |v: &[String]| if v.is_empty() { p.none.to_string() } else { v.join(", ") };
+                    w += &fill(p.pick_refill, &[("marked", &list(&marked)), ("drawn", &list(&drawn))]);
                 }
                 w
             }

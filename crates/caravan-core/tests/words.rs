@@ -67,3 +67,39 @@ fn how_to_play_is_drawn_from_the_rules_and_cites_real_rules() {
         }
     }
 }
+
+/// C-6.1: the pick-up that starts a refill says what the refill does, and
+/// the draws that follow name the spaces they fill.
+#[test]
+fn a_refill_is_told() {
+    let mut g = Caravan::new_game(&CaravanConfig::with_players(2)).unwrap();
+    let mut rng = boardgame_kit::GameRng::new(5);
+    let mut told = 0;
+    while !g.is_terminal() && told < 3 {
+        let mut list = caravan_core::ActionList::default();
+        g.legal_actions(&mut list);
+        // prefer pick-ups, so refills come soon
+        let a = list
+            .iter()
+            .copied()
+            .find(|a| a.to_string().starts_with("pick"))
+            .or_else(|| boardgame_kit::random_action(&g, &mut rng))
+            .unwrap();
+        let refill = a.to_string().starts_with("pick") && g.picks_since_refill() == 3 && g.bag_len() > 0;
+        let w = g.words(Viewer::Spectator, a, Lang::En);
+        assert_eq!(refill, w.contains("a refill follows"), "{w}");
+        g.apply(a).unwrap();
+        if refill {
+            told += 1;
+            let pending: Vec<String> =
+                (1..=8u8).filter(|n| g.pending_draws() & (1 << (n - 1)) != 0).map(|n| n.to_string()).collect();
+            assert!(
+                w.contains(&format!("goods from the bag onto spaces {} (C-6.1)", pending.join(", "))),
+                "{w} / {pending:?}"
+            );
+            let marked: Vec<String> = (1..=8u8).filter(|&n| g.lying(n).is_some()).map(|n| n.to_string()).collect();
+            assert!(w.contains(&format!("demand marker on the goods of spaces {}", marked.join(", "))), "{w}");
+        }
+    }
+    assert!(told > 0, "no refill happened");
+}
