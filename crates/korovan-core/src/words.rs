@@ -24,6 +24,8 @@ use crate::state::Korovan;
 /// The phrases of one language. `{name}` marks a place the words fill.
 #[derive(Debug)]
 pub struct Phrases {
+    /// The language (it picks the plural forms).
+    pub lang: Lang,
     /// The left, middle and right card of a row, as "row 2, middle card".
     pub cell: [&'static str; 3],
     /// The left, middle and right position, as in "an ambush on the left".
@@ -86,6 +88,7 @@ pub const RULES: &str = include_str!("../../../docs/rules/korovan.md");
 
 /// The English phrases.
 pub const EN: Phrases = Phrases {
+    lang: Lang::En,
     cell: ["row {row}, left card", "row {row}, middle card", "row {row}, right card"],
     side: ["on the left", "in the middle", "on the right"],
     and: "and",
@@ -117,6 +120,7 @@ pub const EN: Phrases = Phrases {
 
 /// The Russian phrases (the seed's words).
 pub const RU: Phrases = Phrases {
+    lang: Lang::Ru,
     cell: ["ряд {row}, левая карта", "ряд {row}, средняя карта", "ряд {row}, правая карта"],
     side: ["слева", "в середине", "справа"],
     and: "и",
@@ -157,7 +161,7 @@ pub fn phrases(lang: Lang) -> &'static Phrases {
 impl Phrases {
     /// `n` cows, in the plural form the language asks for.
     pub fn cows_text(&self, n: u32) -> String {
-        let form = if std::ptr::eq(self, &RU) {
+        let form = if self.lang == Lang::Ru {
             match (n % 10, n % 100) {
                 (1, r) if r != 11 => 0,
                 (2..=4, r) if !(12..=14).contains(&r) => 1,
