@@ -26,3 +26,9 @@ if [ "${1:-}" = "--install" ]; then
     exit 0
 fi
 BOARDGAME_BROWSER_TEST=require cargo test -p boardgame-server --test browser -- --nocapture
+# Refreshed screenshots are kept small (Debian's pngquant, when installed).
+if [ -n "${BOARDGAME_SCREENSHOTS:-}" ] && command -v pngquant >/dev/null 2>&1; then
+    for f in "$BOARDGAME_SCREENSHOTS"/*.png; do
+        pngquant --force --skip-if-larger --quality 60-90 --output "$f" "$f" || true
+    done
+fi

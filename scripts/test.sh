@@ -4,6 +4,7 @@
 # among them), then the Python package's suite (OpenSpiel, PettingZoo; it
 # makes its own virtual environment). Installs what the suites need:
 # Debian's Chromium and ChromeDriver (scripts/test-browser.sh --install),
+# Debian's tmux (scripts/test-terminal.sh --install),
 # Python packages from PyPI (scripts/test-python.sh).
 # The README's test command; `.ci/run` runs it after fmt and clippy.
 set -euo pipefail
@@ -12,8 +13,11 @@ cd "$(dirname "$0")/.."
 echo "== installing the browser for the browser test"
 scripts/test-browser.sh --install
 
-echo "== cargo test --workspace --all-features (the browser test required)"
-BOARDGAME_BROWSER_TEST=require cargo test --workspace --all-features
+echo "== installing tmux for the terminal test"
+scripts/test-terminal.sh --install
+
+echo "== cargo test --workspace --all-features (the browser and terminal tests required)"
+BOARDGAME_BROWSER_TEST=require BOARDGAME_TERMINAL_TEST=require cargo test --workspace --all-features
 
 echo "== the Python package (scripts/test-python.sh)"
 scripts/test-python.sh

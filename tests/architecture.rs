@@ -49,6 +49,7 @@ fn the_engines_share_one_module_template() {
         "setup",
         "game",
         "bot",
+        "words",
     ]
     .into_iter()
     .collect();

@@ -27,7 +27,7 @@ pub struct GameOpts {
 }
 
 /// What the command needs of an engine beyond [`Game`].
-pub trait CliGame: Game + Bots {
+pub trait CliGame: Game + Bots + boardgame_kit::Words {
     /// The engine's name on the command line.
     const CLI_NAME: &'static str;
     /// What [`CliGame::progress`] counts (`"turns"`, `"rounds"`).

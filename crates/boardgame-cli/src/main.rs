@@ -33,7 +33,8 @@ Examples:
   boardgame simulate caravan -p 2 -n 200 -a ismcts:1000,random
   boardgame simulate korovan -n 100000 --shard 0/4 --json > part0.json   (then: boardgame merge part*.json)
   boardgame play korovan --players 5 --agents ismcts:500 --record game.json
-  boardgame replay game.json --step
+  boardgame play caravan --lang ru                        type `c4 d4`, `s c4`, `pick 3`, `end`; `list`, `rules`, `help`
+  boardgame replay game.json --step --lang ru
   boardgame perft caravan --players 2 --depth 4
   boardgame bench
   boardgame serve --addr 127.0.0.1:8080 --data tables/   play in the browser

@@ -5,11 +5,18 @@
 //! uses the kit driver's seed scheme (chance from stream
 //! `CHANCE_STREAM`, seat `s` from `AGENT_STREAM_BASE + s`), so a record's
 //! seed and agents say how the bots and the dice behaved.
+//!
+//! Everything a person reads is in words (the engines' `Words`, in English
+//! or Russian, `--lang`), with the notation beside it on request
+//! (`--notation`). Caravan also takes coordinates and keywords (`c4 d4`,
+//! `s c4`, `pick 3`, `steal c4`, `end`) and shows a short summary of the
+//! moves instead of their full list (`list` shows it), so the board and the
+//! prompt fit a 50-line screen.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
-use boardgame_kit::{Agent, Driver, GameRng, Turn, Viewer};
+use boardgame_kit::{Agent, Driver, Game, GameRng, Lang, Turn, Viewer, Words, fill};
 use clap::Args;
 
 use crate::agents;
@@ -29,8 +36,16 @@ pub struct PlayArgs {
     /// The bots, in seat order (your seat skipped), comma-separated; the
     /// last one listed fills the seats left. Names: random, heuristic,
     /// ismcts:N, flatmc:N (N iterations per move, or a time like 200ms).
-    #[arg(long, default_value = "random")]
-    agents: String,
+    /// By default the engine's heuristic (random for a game without one).
+    #[arg(long)]
+    agents: Option<String>,
+    /// The language of the words: `en` or `ru` (by default the one of the
+    /// environment's `LC_ALL`, `LC_MESSAGES` or `LANG`, else English).
+    #[arg(long, value_parser = parse_lang)]
+    lang: Option<Lang>,
+    /// Show each action's notation beside its words (for experts).
+    #[arg(long)]
+    notation: bool,
     /// The game's seed (random when omitted; printed so you can replay it).
     #[arg(long)]
     seed: Option<u64>,
@@ -53,25 +68,156 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     with_game!(args.game, G => session::<G>(&args, &mut stdin.lock(), &mut stdout.lock()))
 }
 
-const HELP: &str = "Type the number of an action or its notation. Other commands: \
-`view` shows the game again, `help` shows this, `quit` (or end of input) stops the game.";
+fn parse_lang(text: &str) -> Result<Lang, String> {
+    Lang::from_tag(text).ok_or_else(|| format!("the languages are `en` and `ru`, got `{text}`"))
+}
+
+/// The language of the environment (`LC_ALL`, `LC_MESSAGES`, `LANG`), else English.
+fn env_lang() -> Lang {
+    ["LC_ALL", "LC_MESSAGES", "LANG"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .find(|v| !v.is_empty())
+        .and_then(|v| Lang::from_tag(&v))
+        .unwrap_or_default()
+}
+
+/// What the terminal says around the game, in one language.
+struct Texts {
+    intro: &'static str,
+    help: &'static str,
+    rules: &'static str,
+    your_moves: &'static str,
+    list_hint: &'static str,
+    no_action: &'static str,
+    not_legal: &'static str,
+    not_command: &'static str,
+    which: &'static str,
+    no_fit: &'static str,
+    you: &'static str,
+    chance: &'static str,
+    end_of_input: &'static str,
+    seat: &'static str,
+    left_game: &'static str,
+    over: &'static str,
+    scores: &'static str,
+    winners: &'static str,
+    you_win: &'static str,
+    you_share: &'static str,
+    you_lose: &'static str,
+    record_written: &'static str,
+}
+
+const EN: Texts = Texts {
+    intro: "{game} with {players} players, seed {seed}; you are seat {me}.",
+    help: "Type the number of an action, its words' shorthand or its notation. Commands: `list` shows every \
+move numbered, `view` shows the game again, `rules` shows how to play, `help` shows this, `quit` (or end of input) \
+stops the game. The full rules: docs/rules/{game}.md.",
+    rules: "How to play (the full rules: docs/rules/{game}.md):",
+    your_moves: "Your moves:",
+    list_hint: "`list` shows all {n} moves numbered; `help` for help and the rules.",
+    no_action: "There is no action {n}: choose 1 to {max}.",
+    not_legal: "Not legal now: {e}.",
+    not_command: "Not a command or an action: {e}. Type `help` for help.",
+    which: "Several moves fit; type the number of one:",
+    no_fit: "No move fits `{text}` now; the moves are above (`list` shows them all).",
+    you: "you",
+    chance: "chance",
+    end_of_input: "End of input: leaving the game.",
+    seat: "seat {n}",
+    left_game: "You left the game after {n} actions.",
+    over: "The game is over.",
+    scores: "Scores: {list}",
+    winners: "Winner(s): seat {list}.",
+    you_win: "You win!",
+    you_share: "You share the win.",
+    you_lose: "You lose.",
+    record_written: "Record written to {path}.",
+};
+
+const RU: Texts = Texts {
+    intro: "{game}: игроков {players}, зерно {seed}; вы — игрок {me}.",
+    help: "Введите номер действия, его краткую запись или нотацию. Команды: `list` — все ходы с номерами, \
+`view` — показать игру снова, `rules` — как играть, `help` — эта справка, `quit` (или конец ввода) — выйти. \
+Полные правила: docs/rules/{game}.md.",
+    rules: "Как играть (полные правила: docs/rules/{game}.md):",
+    your_moves: "Ваши ходы:",
+    list_hint: "`list` — все ходы ({n}) с номерами; `help` — справка и правила.",
+    no_action: "Нет действия {n}: выберите от 1 до {max}.",
+    not_legal: "Сейчас так нельзя: {e}.",
+    not_command: "Это не команда и не действие: {e}. Введите `help` для справки.",
+    which: "Подходят несколько ходов; введите номер одного:",
+    no_fit: "Сейчас `{text}` не подходит ни к одному ходу; ходы — выше (`list` — все).",
+    you: "вы",
+    chance: "случай",
+    end_of_input: "Конец ввода: выход из игры.",
+    seat: "игрок {n}",
+    left_game: "Вы вышли из игры после действий: {n}.",
+    over: "Игра окончена.",
+    scores: "Очки: {list}",
+    winners: "Победитель: игрок {list}.",
+    you_win: "Вы победили!",
+    you_share: "Вы делите победу.",
+    you_lose: "Вы проиграли.",
+    record_written: "Запись игры: {path}.",
+};
+
+fn texts(lang: Lang) -> &'static Texts {
+    match lang {
+        Lang::En => &EN,
+        Lang::Ru => &RU,
+    }
+}
 
 /// The width the list of actions is laid out in.
 const LINE_WIDTH: usize = 100;
+
+/// What `play` needs of an engine beyond the adapter: its screen and the
+/// shorthand a person types.
+pub(crate) trait PlayInput: CliGame + Words {
+    /// The person's screen: their view, as compact as the game allows.
+    fn screen(&self, seat: usize) -> String {
+        self.render_view(seat)
+    }
+
+    /// A few lines that sum up `legal` (and say how to type each kind of
+    /// move), when the numbered list would be too long for the screen;
+    /// `None` shows the numbered list.
+    fn summary(&self, _legal: &[Self::Action], _lang: Lang) -> Option<Vec<String>> {
+        None
+    }
+
+    /// The legal actions `text` names in the game's shorthand; `None` when
+    /// `text` is no shorthand of this game.
+    fn shorthand(&self, _text: &str, _legal: &[Self::Action]) -> Option<Vec<Self::Action>> {
+        None
+    }
+}
+
+impl PlayInput for boardgame_kit::testgame::HiddenNim {}
+impl PlayInput for korovan_core::Korovan {}
 
 enum Input<A> {
     Act(A),
     Quit,
 }
 
-fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Result<(), CliError> {
+fn viewer_of(seat: usize) -> Viewer {
+    Viewer::Seat(seat)
+}
+
+fn session<G: PlayInput>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Result<(), CliError> {
     let config = build_config::<G>(args.opts.players, args.opts.config.as_deref())?;
     let seats = seats_of::<G>(&config);
     let me = args.seat;
+    let lang = args.lang.unwrap_or_else(env_lang);
+    let t = texts(lang);
     if me >= seats {
         return Err(CliError::Usage(format!("--seat must be below {seats} (seats 0..{seats}), got {me}")));
     }
-    let specs = agents::fit(&agents::parse_list(&args.agents)?, seats - 1, "the game has bots for")?;
+    let default = if agents::build::<G>(boardgame_kit::AgentSpec::Heuristic).is_ok() { "heuristic" } else { "random" };
+    let list = agents::parse_list(args.agents.as_deref().unwrap_or(default))?;
+    let specs = agents::fit(&list, seats - 1, "the game has bots for")?;
     let mut bots: Vec<Option<Box<dyn Agent<G>>>> = Vec::with_capacity(seats);
     let mut names = Vec::with_capacity(seats);
     let mut spec_iter = specs.into_iter();
@@ -90,13 +236,22 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
     let mut driver = Driver::<G>::new(&config, seed).map_err(|e| CliError::Usage(e.to_string()))?;
     driver.set_agent_names(names.clone());
 
-    writeln!(out, "{} with {seats} players, seed {seed}; you are seat {me}.", G::CLI_NAME)?;
+    let (sn, mn, pn) = (seed.to_string(), me.to_string(), seats.to_string());
+    let intro = fill(t.intro, &[("game", G::CLI_NAME), ("players", &pn), ("seed", &sn), ("me", &mn)]);
+    writeln!(out, "{intro}")?;
     for (s, n) in names.iter().enumerate() {
         if s != me {
-            writeln!(out, "  seat {s}: {n}")?;
+            writeln!(out, "  {}: {n}", fill(t.seat, &[("n", &s.to_string())]))?;
         }
     }
-    writeln!(out, "{HELP}")?;
+    writeln!(out, "{}", fill(t.help, &[("game", G::CLI_NAME)]))?;
+    let say = |state: &G, a: G::Action| -> String {
+        let w = state.words(viewer_of(me), a, lang);
+        match (args.notation, state.view_action(viewer_of(me), a)) {
+            (true, Some(seen)) => format!("{w}  [{seen}]"),
+            _ => w,
+        }
+    };
 
     let mut legal = G::ActionList::default();
     let bound = G::max_game_length(&config);
@@ -110,7 +265,7 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
         )),
         None => None,
     };
-    let viewer = Viewer::Seat(me);
+    let viewer = viewer_of(me);
     let mut game = || -> Result<bool, CliError> {
         loop {
             if driver.steps() > bound {
@@ -124,15 +279,16 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
                         return Err(CliError::Runtime("a chance node listed no outcome".into()));
                     };
                     if before.view_action(viewer, a).is_some() {
-                        writeln!(out, "chance: {a}")?;
+                        writeln!(out, "{}: {}", t.chance, say(&before, a))?;
                     }
                 }
                 Turn::Player(seat) if seat == me => {
                     driver.state().legal_actions(&mut legal);
-                    match ask::<G>(driver.state(), me, &legal, input, out)? {
+                    match ask::<G>(driver.state(), me, &legal, lang, input, out)? {
                         Input::Act(a) => {
                             driver.apply(a).map_err(|e| CliError::Runtime(e.to_string()))?;
-                            writeln!(out, "seat {me} (you): {a}")?;
+                            let who = fill(t.seat, &[("n", &mn)]);
+                            writeln!(out, "{who} ({}): {}", t.you, say(&before, a))?;
                         }
                         Input::Quit => return Ok(true),
                     }
@@ -142,16 +298,15 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
                         return Err(CliError::Runtime(format!("no agent for seat {seat}")));
                     };
                     let a = driver.step_agent(&mut **bot).map_err(|e| CliError::Runtime(e.to_string()))?;
-                    // what seat `me` learns of it (K-8.1: a round's public end shows)
-                    match before.view_action(viewer, a) {
-                        Some(a) => writeln!(out, "seat {seat} ({}): {a}", bot.name())?,
-                        None => writeln!(out, "seat {seat} ({}) played a hidden action", bot.name())?,
-                    }
+                    // what seat `me` learns of it, in words that hide what its
+                    // view hides (K-8.1: a round's public end shows)
+                    let who = fill(t.seat, &[("n", &seat.to_string())]);
+                    writeln!(out, "{who} ({}): {}", bot.name(), say(&before, a))?;
                 }
             }
             let mine = before.turn() == Turn::Player(me);
             if args.watch && !mine && !driver.state().is_terminal() {
-                writeln!(out, "{}", driver.state().render_view(me))?;
+                writeln!(out, "{}", driver.state().screen(me))?;
             }
         }
     };
@@ -165,56 +320,77 @@ fn session<G: CliGame>(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl
     }
     let quit = result?;
     if quit {
-        writeln!(out, "You left the game after {} actions.", record.actions.len())?;
+        writeln!(out, "{}", fill(t.left_game, &[("n", &record.actions.len().to_string())]))?;
     } else {
-        writeln!(out, "\nThe game is over.\n{}", state.render_view(me))?;
+        writeln!(out, "\n{}\n{}", t.over, state.screen(me))?;
         if let Some(outcome) = state.outcome() {
-            let scores: Vec<String> = (0..seats).map(|s| format!("seat {s}: {}", state.score(s))).collect();
-            writeln!(out, "Scores: {}", scores.join(", "))?;
+            let scores: Vec<String> =
+                (0..seats).map(|s| format!("{}: {}", fill(t.seat, &[("n", &s.to_string())]), state.score(s))).collect();
+            writeln!(out, "{}", fill(t.scores, &[("list", &scores.join(", "))]))?;
             let winners: Vec<String> = outcome.winners().iter().map(|s| s.to_string()).collect();
             let verdict = if outcome.is_winner(me) {
-                if outcome.winners().len() > 1 { "You share the win." } else { "You win!" }
+                if outcome.winners().len() > 1 { t.you_share } else { t.you_win }
             } else {
-                "You lose."
+                t.you_lose
             };
-            writeln!(out, "Winner(s): seat {}. {verdict}", winners.join(", "))?;
+            writeln!(out, "{} {verdict}", fill(t.winners, &[("list", &winners.join(", "))]))?;
         }
     }
     if let Some(path) = &args.record {
-        writeln!(out, "Record written to {}.", path.display())?;
+        writeln!(out, "{}", fill(t.record_written, &[("path", &path.display().to_string())]))?;
     }
     Ok(())
 }
 
-/// Shows the person's view and the numbered legal actions, and reads until
-/// the person gives a legal action or quits.
-fn ask<G: CliGame>(
+/// Shows the person's view and their moves (the numbered list, or the
+/// game's summary when it has one), and reads until the person gives a
+/// legal action or quits.
+fn ask<G: PlayInput>(
     state: &G,
     me: usize,
     legal: &G::ActionList,
+    lang: Lang,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Input<G::Action>, CliError> {
-    let show = |out: &mut dyn Write| -> std::io::Result<()> {
-        writeln!(out, "\n{}", state.render_view(me))?;
-        writeln!(out, "Your actions:")?;
-        let items: Vec<String> = legal.iter().enumerate().map(|(i, a)| format!("{:>3}) {a}", i + 1)).collect();
-        let width = items.iter().map(String::len).max().unwrap_or(0) + 2;
+    let t = texts(lang);
+    let viewer = Viewer::Seat(me);
+    let numbered = |out: &mut dyn Write, list: &[G::Action]| -> std::io::Result<()> {
+        let items: Vec<String> =
+            list.iter().enumerate().map(|(i, &a)| format!("{:>3}) {}", i + 1, state.words(viewer, a, lang))).collect();
+        let width = items.iter().map(|s| s.chars().count()).max().unwrap_or(0) + 2;
         let columns = (LINE_WIDTH / width).max(1);
         for line in items.chunks(columns) {
-            let cells: Vec<String> = line.iter().map(|c| format!("{c:<width$}")).collect();
+            let cells: Vec<String> =
+                line.iter().map(|c| format!("{c}{}", " ".repeat(width.saturating_sub(c.chars().count())))).collect();
             writeln!(out, "  {}", cells.concat().trim_end())?;
         }
         Ok(())
     };
+    let show = |out: &mut dyn Write| -> std::io::Result<()> {
+        writeln!(out, "\n{}", state.screen(me))?;
+        writeln!(out, "{}", t.your_moves)?;
+        match state.summary(legal, lang) {
+            Some(lines) => {
+                for l in lines {
+                    writeln!(out, "  {l}")?;
+                }
+                writeln!(out, "{}", fill(t.list_hint, &[("n", &legal.len().to_string())]))
+            }
+            None => numbered(out, legal),
+        }
+    };
     show(out)?;
+    // The moves a number picks from: every legal one, or the few a
+    // shorthand fitted.
+    let mut choices: Vec<G::Action> = legal.to_vec();
     let mut line = String::new();
     loop {
-        write!(out, "seat {me}> ")?;
+        write!(out, "{}> ", fill(t.seat, &[("n", &me.to_string())]))?;
         out.flush()?;
         line.clear();
         if input.read_line(&mut line)? == 0 {
-            writeln!(out, "\nEnd of input: leaving the game.")?;
+            writeln!(out, "\n{}", t.end_of_input)?;
             return Ok(Input::Quit);
         }
         let text = line.trim();
@@ -222,30 +398,55 @@ fn ask<G: CliGame>(
             "" => continue,
             "quit" | "exit" | "q" => return Ok(Input::Quit),
             "help" | "?" => {
-                writeln!(out, "{HELP}")?;
+                writeln!(out, "{}", fill(t.help, &[("game", G::CLI_NAME)]))?;
+                continue;
+            }
+            "rules" => {
+                writeln!(out, "{}", fill(t.rules, &[("game", G::CLI_NAME)]))?;
+                writeln!(out, "{}", G::how_to_play(lang).trim())?;
                 continue;
             }
             "view" | "show" => {
+                choices = legal.to_vec();
                 show(out)?;
+                continue;
+            }
+            "list" | "all" => {
+                choices = legal.to_vec();
+                numbered(out, legal)?;
                 continue;
             }
             _ => {}
         }
         if let Ok(n) = text.parse::<i64>() {
-            match usize::try_from(n).ok().and_then(|n| n.checked_sub(1)).and_then(|i| legal.get(i)) {
+            match usize::try_from(n).ok().and_then(|n| n.checked_sub(1)).and_then(|i| choices.get(i)) {
                 Some(&a) => return Ok(Input::Act(a)),
                 None => {
-                    writeln!(out, "There is no action {n}: choose 1 to {}.", legal.len())?;
+                    let (ns, max) = (n.to_string(), choices.len().to_string());
+                    writeln!(out, "{}", fill(t.no_action, &[("n", &ns), ("max", &max)]))?;
                     continue;
                 }
             }
         }
+        let fits = state.shorthand(text, legal);
+        match fits.as_deref() {
+            Some([a]) => return Ok(Input::Act(*a)),
+            Some(several) if several.len() > 1 => {
+                writeln!(out, "{}", t.which)?;
+                numbered(out, several)?;
+                choices = several.to_vec();
+                continue;
+            }
+            _ => {}
+        }
+        // the notation, which also says why an action is not legal now
         match text.parse::<G::Action>() {
             Ok(a) => match state.validate(a) {
                 Ok(()) => return Ok(Input::Act(a)),
-                Err(e) => writeln!(out, "Not legal now: {e}.")?,
+                Err(e) => writeln!(out, "{}", fill(t.not_legal, &[("e", &e.to_string())]))?,
             },
-            Err(e) => writeln!(out, "Not a command or an action: {e}. Type `help` for help.")?,
+            Err(_) if fits.is_some() => writeln!(out, "{}", fill(t.no_fit, &[("text", text)]))?,
+            Err(e) => writeln!(out, "{}", fill(t.not_command, &[("e", &e.to_string())]))?,
         }
     }
 }
@@ -255,4 +456,145 @@ fn fresh_seed() -> u64 {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     // Mix so that consecutive calls give unrelated-looking seeds.
     GameRng::new(nanos ^ u64::from(std::process::id())).next_u64() >> 16
+}
+
+/// Caravan's summary of the moves: what kinds there are and where (each
+/// line opens with a move of that kind as it is typed).
+struct CaravanTexts {
+    supply: &'static str,
+    camels: &'static str,
+    goods: &'static str,
+    picks: &'static str,
+    steals: &'static str,
+    end: &'static str,
+}
+
+const CARAVAN_EN: CaravanTexts = CaravanTexts {
+    supply: "place a camel from your supply ({n} squares; 2 actions onto an occupied one)",
+    camels: "move an unladen camel from {list}",
+    goods: "pass a good from {list}",
+    picks: "pick up the good on space {list}",
+    steals: "steal a good on {list}",
+    end: "end the turn ({left} left)",
+};
+
+const CARAVAN_RU: CaravanTexts = CaravanTexts {
+    supply: "поставить верблюда из запаса (клеток: {n}; на занятую — 2 действия)",
+    camels: "переместить ненагруженного верблюда с {list}",
+    goods: "передать товар с {list}",
+    picks: "погрузить товар с места {list}",
+    steals: "украсть товар на {list}",
+    end: "закончить ход (осталось действий: {left})",
+};
+
+impl PlayInput for caravan_core::Caravan {
+    /// The engine's board without the rules between its rows: 23 lines
+    /// instead of 29, so that the board, the moves and the prompt fit a
+    /// 50-line screen.
+    fn screen(&self, seat: usize) -> String {
+        let full = self.render_view(seat);
+        let lines: Vec<&str> = full.lines().collect();
+        let rules: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].trim_start().starts_with("+-")).collect();
+        let (first, last) = (rules.first().copied(), rules.last().copied());
+        lines
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !rules.contains(i) || Some(*i) == first || Some(*i) == last)
+            .map(|(_, l)| *l)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn summary(&self, legal: &[caravan_core::Action], lang: Lang) -> Option<Vec<String>> {
+        use caravan_core::Act;
+        let t = match lang {
+            Lang::En => &CARAVAN_EN,
+            Lang::Ru => &CARAVAN_RU,
+        };
+        // per kind of move: the first one as typed, and the places it starts from
+        let mut kinds: [(Option<String>, Vec<String>, usize); 6] = Default::default();
+        for a in legal {
+            let (k, typed, place) = match a.act() {
+                Act::Move { from: None, to } => (0, format!("s {to}"), String::new()),
+                Act::Move { from: Some(f), to } => (1, format!("{f} {to}"), f.to_string()),
+                Act::Good { kind, under, from, to } => {
+                    (2, format!("{from} {to}"), format!("{from} ({kind}{})", if under { ", under" } else { "" }))
+                }
+                Act::Pick { space } => (3, format!("pick {space}"), space.to_string()),
+                Act::Steal { square, .. } => (4, format!("steal {square}"), square.to_string()),
+                Act::End => (5, "end".to_string(), String::new()),
+                Act::Draw(_) => continue,
+            };
+            let entry = &mut kinds[k];
+            entry.0.get_or_insert(typed);
+            if !place.is_empty() && !entry.1.contains(&place) {
+                entry.1.push(place);
+            }
+            entry.2 += 1;
+        }
+        let templates = [t.supply, t.camels, t.goods, t.picks, t.steals, t.end];
+        let left = self.actions_left().to_string();
+        let lines = kinds
+            .iter()
+            .zip(templates)
+            .filter_map(|((typed, places, count), tmpl)| {
+                let typed = typed.as_ref()?;
+                let text = fill(tmpl, &[("n", &count.to_string()), ("list", &places.join(", ")), ("left", &left)]);
+                Some(format!("{typed:<9} {text}"))
+            })
+            .collect();
+        Some(lines)
+    }
+
+    /// `c4 d4` (a camel or a good from c4 to d4), `s c4` or `supply c4`
+    /// (a camel from the supply), `c4` alone (whatever fits that square: a
+    /// camel from the supply, a pick-up, a theft), `pick 3` or `p3`,
+    /// `steal c4`, `end` or `e`.
+    fn shorthand(&self, text: &str, legal: &[caravan_core::Action]) -> Option<Vec<caravan_core::Action>> {
+        use caravan_core::{Act, Square};
+        let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+        let sq = |w: &str| w.parse::<Square>().ok();
+        let space_of = |s: Square| self.config().board.spaces.iter().position(|&i| i == s.index()).map(|i| i as u8 + 1);
+        let pick = |n: &str| n.parse::<u8>().ok();
+        let keep = |f: &dyn Fn(Act) -> bool| legal.iter().copied().filter(|a| f(a.act())).collect::<Vec<_>>();
+        let w: Vec<&str> = words.iter().map(String::as_str).collect();
+        Some(match w.as_slice() {
+            ["end"] | ["e"] => keep(&|a| a == Act::End),
+            ["pick", n] | ["p", n] => {
+                let n = pick(n)?;
+                keep(&|a| a == Act::Pick { space: n })
+            }
+            [p] if p.len() >= 2 && p.starts_with('p') && pick(&p[1..]).is_some() => {
+                let n = pick(&p[1..])?;
+                keep(&|a| a == Act::Pick { space: n })
+            }
+            ["s" | "supply", to] => {
+                let to = sq(to)?;
+                keep(&|a| a == Act::Move { from: None, to })
+            }
+            ["steal", at] => {
+                let at = sq(at)?;
+                keep(&|a| matches!(a, Act::Steal { square, .. } if square == at))
+            }
+            [from, to] => {
+                let (from, to) = (sq(from)?, sq(to)?);
+                keep(&|a| match a {
+                    Act::Move { from: Some(f), to: t } => f == from && t == to,
+                    Act::Good { from: f, to: t, .. } => f == from && t == to,
+                    _ => false,
+                })
+            }
+            [at] => {
+                let at = sq(at)?;
+                let space = space_of(at);
+                keep(&|a| match a {
+                    Act::Move { from: None, to } => to == at,
+                    Act::Pick { space: n } => Some(n) == space,
+                    Act::Steal { square, .. } => square == at,
+                    _ => false,
+                })
+            }
+            _ => return None,
+        })
+    }
 }

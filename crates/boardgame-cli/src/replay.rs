@@ -3,7 +3,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
-use boardgame_kit::{GameRecord, RecordError, RecordHeader, Turn};
+use boardgame_kit::{GameRecord, Lang, RecordError, RecordHeader, Turn, Viewer};
 use clap::Args;
 
 use crate::error::CliError;
@@ -18,6 +18,14 @@ pub struct ReplayArgs {
     /// for Enter between actions; `q` stops).
     #[arg(long)]
     step: bool,
+    /// The language of the words each action is told in: `en` or `ru`
+    /// (the notation follows in brackets).
+    #[arg(long, value_parser = parse_lang, default_value = "en")]
+    lang: Lang,
+}
+
+fn parse_lang(text: &str) -> Result<Lang, String> {
+    Lang::from_tag(text).ok_or_else(|| format!("the languages are `en` and `ru`, got `{text}`"))
 }
 
 /// Runs `boardgame replay`.
@@ -33,7 +41,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let game = GameName::from_engine(&header.engine)
         .ok_or_else(|| CliError::Runtime(format!("{name}: unknown engine `{}` in the record", header.engine)))?;
     let interactive = args.step && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    with_game!(game, G => replay::<G>(&name, &text, args.step, interactive))
+    with_game!(game, G => replay::<G>(&name, &text, args.step, interactive, args.lang))
 }
 
 /// The error message for a record that does not replay: the file, the step
@@ -72,7 +80,7 @@ fn cut_step(text: &str) -> Option<(usize, bool)> {
     Some((rest.matches(',').count(), false))
 }
 
-fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool) -> Result<(), CliError> {
+fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool, lang: Lang) -> Result<(), CliError> {
     let record =
         GameRecord::<G::Config>::from_json::<G>(text).map_err(|e| CliError::Runtime(explain(name, text, &e)))?;
     // Validate everything before printing anything.
@@ -91,7 +99,10 @@ fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool) -> 
     if step {
         writeln!(out, "\n{}", start.render())?;
     }
-    let mut turn = start.turn();
+    // The state before each action, for its words: a replay shows
+    // everything, so an action is told as its actor (or, for chance, the
+    // first seat that sees it) reads it.
+    let mut before = start.clone();
     let mut stdin = std::io::stdin().lock();
     let mut stop = false;
     let mut io_error: Option<std::io::Error> = None;
@@ -101,6 +112,7 @@ fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool) -> 
             if stop || io_error.is_some() {
                 return;
             }
+            let turn = before.turn();
             let who = match turn {
                 Turn::Player(p) => {
                     let agent = record.agents.get(p).map(|a| format!(" ({a})")).unwrap_or_default();
@@ -109,9 +121,17 @@ fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool) -> 
                 Turn::Chance => "chance".to_string(),
                 Turn::Terminal => "?".to_string(),
             };
-            turn = state.turn();
+            let viewer = match turn {
+                Turn::Player(p) => Viewer::Seat(p),
+                _ => (0..seats)
+                    .map(Viewer::Seat)
+                    .find(|&v| before.view_action(v, action).is_some())
+                    .unwrap_or(Viewer::Spectator),
+            };
+            let words = before.words(viewer, action, lang);
+            before = state.clone();
             let mut write = || -> std::io::Result<()> {
-                writeln!(out, "step {i:>width$}  {who}: {action}")?;
+                writeln!(out, "step {i:>width$}  {who}: {words}  [{action}]")?;
                 if step {
                     writeln!(out, "{}", state.render())?;
                     if interactive {

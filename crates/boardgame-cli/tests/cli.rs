@@ -83,23 +83,24 @@ fn play_korovan_to_the_end_with_an_illegal_action_and_replay_it() {
     // but is illegal there.
     let mut script = String::from("xyzzy\nplace 0\n42\n");
     script.push_str(&"1\n".repeat(400));
-    let o = run(&["play", "korovan", "-p", "3", "--seat", "1", "--seed", "11", "--record", path_str(&record)], &script);
+    let args = ["play", "korovan", "-p", "3", "--seat", "1", "--seed", "11", "--agents", "random", "--record"];
+    let o = run(&[&args[..], &[path_str(&record)]].concat(), &script);
     let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("Not a command or an action"), "{out}");
     assert!(out.contains("Not legal now"), "{out}");
     assert!(out.contains("There is no action 42"), "{out}");
     assert!(out.contains("The game is over"), "{out}");
-    // Others' layouts are laid face down: never shown (K-8.2).
-    assert!(!out.lines().any(|l| l.contains("(random): lay")), "a hidden layout was shown:\n{out}");
-    assert!(out.contains("played a hidden action"), "{out}");
+    // Others' layouts are laid face down: never shown (K-8.2), in words.
+    assert!(!out.lines().any(|l| l.contains("(random): Lay the row")), "a hidden layout was shown:\n{out}");
+    assert!(out.contains("(random): Lay a row face down"), "{out}");
     // K-8.1: the end of every round (pay, guard or haggle) is public, and
     // the only hidden actions of bots are their layouts (K-8.2).
     let lines: Vec<&str> = out.lines().collect();
-    let ends = lines.iter().filter(|l| l.contains("(random): pay") || l.contains("(random): guard")).count();
+    let ends = lines.iter().filter(|l| l.contains("(random): Pay ") || l.contains("(random): Play Guard")).count();
     assert!(ends > 0, "a bot's payment is shown:\n{out}");
-    let hidden = lines.iter().filter(|l| l.contains("played a hidden action")).count();
-    let lays = 3 * 3 - 3 - lines.iter().filter(|l| l.contains("seat 1 (you): lay")).count();
+    let hidden = lines.iter().filter(|l| l.contains("Lay a row face down")).count();
+    let lays = 3 * 3 - 3 - lines.iter().filter(|l| l.contains("seat 1 (you): Lay the row")).count();
     assert_eq!(hidden, lays, "only the bots' layouts are hidden:\n{out}");
     let text = std::fs::read_to_string(&record).expect("record written");
     let json: Value = serde_json::from_str(&text).expect("record is JSON");

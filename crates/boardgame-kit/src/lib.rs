@@ -21,6 +21,8 @@
 //! * [`IsMctsAgent`], [`FlatMcAgent`] — search agents generic over the trait:
 //!   information-set MCTS (determinize from the seat's view every iteration)
 //!   and a flat Monte-Carlo baseline, with iteration or time budgets.
+//! * [`Words`], [`Lang`] — actions in plain words for people, in English or
+//!   Russian, hiding exactly what [`Game::view_action`] hides ([`check_words`]).
 //! * [`testgame`] — `HiddenNim`, a tiny game used by the kit's tests and
 //!   examples.
 #![deny(missing_docs)]
@@ -40,6 +42,7 @@ mod search;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 pub mod testgame;
+mod words;
 
 pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
 pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
@@ -58,3 +61,4 @@ pub use search::{
     Budget, EdgeStats, Evaluation, FlatMcAgent, IsMctsAgent, SearchSettings, SearchStats, score_leader_returns,
     score_margin_returns,
 };
+pub use words::{Lang, Words, check_words, check_words_in_game, fill, marked_section};

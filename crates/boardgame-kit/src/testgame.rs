@@ -285,3 +285,40 @@ impl Game for HiddenNim {
         Ok(s)
     }
 }
+
+/// Words for people (the kit's tests of [`crate::Words`]): a deal names its
+/// card only to the seat dealt to.
+impl crate::Words for HiddenNim {
+    fn words(&self, viewer: Viewer, action: NimAction, lang: crate::Lang) -> String {
+        let seen = self.view_action(viewer, action);
+        let (deal_hidden, deal, take) = match lang {
+            crate::Lang::En => ("A card is dealt face down", "You are dealt card {n}", "Take {n} stones"),
+            crate::Lang::Ru => ("Сдаётся карта рубашкой вверх", "Вам сдана карта {n}", "Взять камни: {n}"),
+        };
+        match seen {
+            None => deal_hidden.to_string(),
+            Some(NimAction::Deal(c)) => crate::fill(deal, &[("n", &c.to_string())]),
+            Some(NimAction::Take(n)) => crate::fill(take, &[("n", &n.to_string())]),
+        }
+    }
+
+    fn how_to_play(lang: crate::Lang) -> &'static str {
+        match lang {
+            crate::Lang::En => "Take 1 or 2 stones in turn; whoever takes the last stone earns 2 points.",
+            crate::Lang::Ru => "По очереди берите 1 или 2 камня; взявший последний камень получает 2 очка.",
+        }
+    }
+}
+
+#[cfg(test)]
+mod words_tests {
+    use super::*;
+    use crate::check_words_in_game;
+
+    #[test]
+    fn hidden_nim_words_hide_what_its_view_hides() {
+        for seed in 0..20 {
+            check_words_in_game::<HiddenNim>(&NimConfig::default(), seed, 100).unwrap();
+        }
+    }
+}

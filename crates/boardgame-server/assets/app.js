@@ -38,7 +38,72 @@ async function api(method, path, body, token) {
 
 function seatName(s, seats) {
   const k = seats && seats[s] ? seats[s].kind : "";
-  return "seat " + s + (k && k !== "human" ? " (" + k + ")" : "");
+  return t("seat.n", { n: s }) + (k && k !== "human" ? " (" + k + ")" : "");
+}
+
+// The words of a view's action in the page's language (the notation when
+// the server sent none).
+function said(a) {
+  return (a && a.words && a.words[window.LANG]) || (a && a.action) || t("table.hidden");
+}
+window.said = said;
+
+function gameName(g) { return t("game." + g) === "game." + g ? g[0].toUpperCase() + g.slice(1) : t("game." + g); }
+
+// A little Markdown (the how-to-play of docs/rules): **bold**, numbered
+// lists, paragraphs; rule ids (K-5.5, C-6.1) link to the full rules.
+function markdown(text, game) {
+  const box = el("div", { class: "how" });
+  let list = null;
+  const inline = (line) => {
+    const out = [];
+    const re = /\*\*([^*]+)\*\*|\b([KC]-\d+(?:\.\d+)?)|`([^`]+)`/g;
+    let last = 0, m;
+    while ((m = re.exec(line))) {
+      if (m.index > last) out.push(line.slice(last, m.index));
+      if (m[1]) out.push(el("strong", {}, m[1]));
+      else if (m[2]) out.push(el("a", { href: "/?rules=" + game + "#" + m[2], class: "rule-id" }, m[2]));
+      else out.push(el("code", {}, m[3]));
+      last = re.lastIndex;
+    }
+    out.push(line.slice(last));
+    return out;
+  };
+  for (const raw of (text || "").split("\n")) {
+    const line = raw.trim();
+    const item = line.match(/^\d+\.\s+(.*)$/);
+    if (item) {
+      if (!list) { list = el("ol", {}); box.append(list); }
+      list.append(el("li", {}, inline(item[1])));
+    } else if (line) {
+      list = null;
+      box.append(el("p", {}, inline(line)));
+    }
+  }
+  return box;
+}
+window.markdown = markdown;
+
+function howToPlay(g, open) {
+  const text = g.how_to_play && (g.how_to_play[window.LANG] || g.how_to_play.en);
+  if (!text) return null;
+  return el("details", { class: "how-to-play", open: open ? true : null, id: "how-" + g.name },
+    el("summary", {}, t("lobby.how")), markdown(text, g.name),
+    el("p", {}, el("a", { href: "/?rules=" + g.name }, t("lobby.rules"))));
+}
+
+function langSwitch() {
+  const box = document.getElementById("lang-switch");
+  if (!box) return;
+  document.documentElement.lang = window.LANG;
+  box.replaceChildren(...Object.keys(window.I18N).map(l => el("button", {
+    class: "lang" + (l === window.LANG ? " on" : ""), "data-lang": l, "aria-pressed": l === window.LANG ? "true" : "false",
+    "aria-label": t("nav.lang") + ": " + l, onclick: () => window.setLang(l) }, l.toUpperCase())));
+  const lobbyLink = document.getElementById("nav-lobby"), replayLink = document.getElementById("nav-replay");
+  if (lobbyLink) lobbyLink.textContent = t("nav.lobby");
+  if (replayLink) replayLink.textContent = t("nav.replay");
+  const home = document.querySelector("header .home");
+  if (home) home.textContent = "\u2658 " + t("title");
 }
 window.seatName = seatName;
 
@@ -48,9 +113,8 @@ window.swatch = swatch;
 // ---------------------------------------------------------------- lobby
 
 async function lobby() {
-  document.title = "Board game table";
-  app.replaceChildren(el("h1", {}, "Open a table"), el("p", { class: "muted" },
-    "Pick a game and press Play: you take seat 0, bots take the others. Make more seats human to invite friends."));
+  document.title = t("title");
+  app.replaceChildren(el("h1", {}, t("lobby.h")), el("p", { class: "muted" }, t("lobby.intro")));
   let games;
   try { games = (await api("GET", "/api/games")).games; } catch (e) { app.append(el("p", { class: "error" }, e.message)); return; }
   const wrap = el("div", { class: "games" });
@@ -61,7 +125,7 @@ async function lobby() {
 
 function gameCard(g, out) {
   const players = el("select", { id: "players-" + g.name });
-  for (const p of g.player_counts) players.append(el("option", { value: p, selected: p === g.players }, p + " players"));
+  for (const p of g.player_counts) players.append(el("option", { value: p, selected: p === g.players }, t("lobby.players_n", { n: p })));
   const seatsBox = el("div", { class: "seats" });
   const kinds = ["human"].concat(g.agents);
   const drawSeats = () => {
@@ -72,12 +136,12 @@ function gameCard(g, out) {
       const sel = el("select", { "data-seat": s });
       const def = old[s] || (s === 0 ? "human" : g.default_bot);
       for (const k of kinds) sel.append(el("option", { value: k, selected: k === def }, k));
-      seatsBox.append(el("label", {}, swatch(s), "Seat " + s + " ", sel));
+      seatsBox.append(el("label", {}, swatch(s), t("lobby.seat", { n: s }) + " ", sel));
     }
   };
   players.addEventListener("change", drawSeats);
   drawSeats();
-  const cfg = el("textarea", { id: "config-" + g.name, rows: 2, cols: 40, placeholder: '{"field": value} laid over the defaults' });
+  const cfg = el("textarea", { id: "config-" + g.name, rows: 2, cols: 40, placeholder: t("lobby.config_ph") });
   const err = el("div", { class: "error" });
   const play = el("button", { class: "primary", id: "play-" + g.name, onclick: async () => {
     err.textContent = "";
@@ -86,39 +150,40 @@ function gameCard(g, out) {
     const seats = [...seatsBox.querySelectorAll("select")].map(s => s.value);
     play.disabled = true;
     try {
-      const t = await api("POST", "/api/tables", { game: g.name, players: seats.length, config, seats });
-      remember(t);
-      const humans = t.seats.filter(s => s.token);
+      const tb = await api("POST", "/api/tables", { game: g.name, players: seats.length, config, seats });
+      remember(tb);
+      const humans = tb.seats.filter(s => s.token);
       if (humans.length === 1) { location.href = humans[0].url; return; }
-      showInvites(t, out);
+      showInvites(tb, out);
     } catch (e) { err.textContent = e.message; }
     play.disabled = false;
-  } }, "Play " + g.name);
+  } }, t("lobby.play", { game: gameName(g.name) }));
   return el("div", { class: "game-card" },
-    el("h2", {}, g.name[0].toUpperCase() + g.name.slice(1)),
-    el("label", {}, "Players ", players), seatsBox,
-    el("details", {}, el("summary", { id: "config-toggle-" + g.name }, "Configuration"), el("pre", { class: "json" }, JSON.stringify(g.config)), cfg),
+    el("h2", {}, gameName(g.name)),
+    howToPlay(g, true),
+    el("label", {}, t("lobby.players") + " ", players), seatsBox,
+    el("details", {}, el("summary", { id: "config-toggle-" + g.name }, t("lobby.config")), el("pre", { class: "json" }, JSON.stringify(g.config)), cfg),
     play, err);
 }
 
-function showInvites(t, out) {
-  const rows = t.seats.map(s => s.token
-    ? el("div", {}, swatch(s.seat), "Seat " + s.seat + ": ",
-        el("input", { readonly: true, value: s.url, class: "invite", "data-seat": s.seat }),
-        el("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(s.url) }, "Copy"),
-        el("a", { href: s.url }, "open"))
-    : el("div", {}, swatch(s.seat), "Seat " + s.seat + ": " + s.kind));
+function showInvites(tb, out) {
+  const rows = tb.seats.map(s => s.token
+    ? el("div", {}, swatch(s.seat), t("lobby.seat", { n: s.seat }) + ": ",
+        el("input", { readonly: true, value: s.url, class: "invite", "data-seat": s.seat, "aria-label": t("lobby.seat", { n: s.seat }) }),
+        el("button", { onclick: () => navigator.clipboard && navigator.clipboard.writeText(s.url) }, t("invite.copy")),
+        el("a", { href: s.url }, t("invite.open")))
+    : el("div", {}, swatch(s.seat), t("lobby.seat", { n: s.seat }) + ": " + s.kind));
   out.replaceChildren(el("div", { class: "invites" },
-    el("h3", {}, "Table " + t.id + " is open"),
-    el("p", {}, "Send each person their own link (it holds their seat's secret token)."),
+    el("h3", {}, t("invite.h", { id: tb.id })),
+    el("p", {}, t("invite.p")),
     rows,
-    el("p", {}, "Spectators: ", el("a", { href: t.spectate }, t.spectate))));
+    el("p", {}, t("invite.spectators"), el("a", { href: tb.spectate }, tb.spectate))));
 }
 
-function remember(t) {
+function remember(tb) {
   try {
     const list = JSON.parse(localStorage.getItem("tables") || "[]");
-    list.unshift({ id: t.id, game: t.game, at: Date.now(), seats: t.seats });
+    list.unshift({ id: tb.id, game: tb.game, at: Date.now(), seats: tb.seats });
     localStorage.setItem("tables", JSON.stringify(list.slice(0, 20)));
   } catch (_) { /* storage unavailable */ }
 }
@@ -127,10 +192,10 @@ function myTables() {
   let list = [];
   try { list = JSON.parse(localStorage.getItem("tables") || "[]"); } catch (_) { list = []; }
   if (!list.length) return el("div");
-  return el("div", { class: "invites" }, el("h3", {}, "Tables opened from this browser"),
-    list.map(t => el("div", {}, t.game + " " + t.id + " — ",
-      t.seats.filter(s => s.token).map(s => el("a", { href: s.url, style: "margin-right:8px" }, "seat " + s.seat)),
-      el("a", { href: "/table/" + t.id }, "watch"))));
+  return el("div", { class: "invites" }, el("h3", {}, t("lobby.mine")),
+    list.map(tb => el("div", {}, gameName(tb.game) + " " + tb.id + " — ",
+      tb.seats.filter(s => s.token).map(s => el("a", { href: s.url, style: "margin-right:8px" }, t("seat.n", { n: s.seat }))),
+      el("a", { href: "/table/" + tb.id }, t("lobby.watch")))));
 }
 
 // ---------------------------------------------------------------- table
@@ -142,7 +207,9 @@ function fragment() {
 
 async function table(id) {
   const { token } = fragment();
-  const state = { view: null, busy: false, selected: null };
+  const state = { view: null, busy: false, selected: null, notation: (() => { try { return localStorage.getItem("notation") === "1"; } catch (_) { return false; } })() };
+  let games = [];
+  try { games = (await api("GET", "/api/games")).games; } catch (_) { games = []; }
   const status = el("div", { class: "status", id: "status" });
   const seats = el("div", { class: "seats-list", id: "seats" });
   const outcome = el("div", { id: "outcome" });
@@ -150,12 +217,21 @@ async function table(id) {
   const chooser = el("div", { class: "chooser", id: "chooser" });
   const error = el("div", { class: "error", id: "error" });
   const actions = el("div", { class: "actions", id: "actions" });
-  const log = el("div", { id: "log" });
-  const side = el("div", {},
-    el("div", { class: "panel" }, el("h3", {}, "Your moves"), chooser, error, actions),
-    el("div", { class: "panel" }, el("h3", {}, "Log"), log));
-  app.replaceChildren(el("h2", { id: "title" }, "Table " + id), status, seats, outcome,
-    el("div", { class: "table-layout" }, el("div", {}, el("div", { class: "panel" }, board)), side));
+  const log = el("div", { id: "log", role: "log", "aria-live": "polite" });
+  const hint = el("p", { class: "muted hint", id: "hint" });
+  const how = el("div", { id: "how" });
+  const notation = el("input", { type: "checkbox", id: "notation-toggle", checked: state.notation ? true : null, onchange: () => {
+    state.notation = notation.checked;
+    try { localStorage.setItem("notation", state.notation ? "1" : "0"); } catch (_) { /* storage unavailable */ }
+    draw();
+  } });
+  const side = el("div", { class: "side" },
+    el("div", { class: "panel" }, el("h3", {}, t("table.moves")), hint, chooser, error, actions),
+    el("div", { class: "panel" }, el("h3", {}, t("table.log")), log,
+      el("label", { class: "muted small" }, notation, " " + t("table.notation"))),
+    how);
+  app.replaceChildren(el("h2", { id: "title" }, t("table.title", { game: "", id })), status, seats, outcome,
+    el("div", { class: "table-layout" }, el("div", {}, el("div", { class: "panel board-panel" }, board)), side));
 
   const act = async (action) => {
     if (state.busy || !state.view) return;
@@ -171,39 +247,47 @@ async function table(id) {
   const choose = (list, title) => {
     chooser.replaceChildren();
     if (!list.length) return;
-    chooser.append(el("span", { class: "muted" }, (title || "Choose") + ": "),
-      ...list.map(a => el("button", { "data-action": a.action, onclick: () => act(a.action) }, a.action)),
-      el("button", { onclick: () => { chooser.replaceChildren(); state.selected = null; draw(); } }, "cancel"));
+    chooser.append(el("span", { class: "muted" }, (title || t("table.choose")) + ": "),
+      ...list.map(a => el("button", { "data-action": a.action, title: a.action, onclick: () => act(a.action) }, label(a))),
+      el("button", { onclick: () => { chooser.replaceChildren(); state.selected = null; draw(); } }, t("table.cancel")));
+    const first = chooser.querySelector("button");
+    if (first) first.focus();
   };
 
+  const label = (a) => said(a) + (state.notation && a.action ? "  [" + a.action + "]" : "");
   const draw = () => {
     const v = state.view;
     if (!v) return;
-    document.title = v.game + " — table " + id;
-    document.getElementById("title").textContent = v.game[0].toUpperCase() + v.game.slice(1) + " — table " + id +
-      (v.seat !== null ? " — you are seat " + v.seat : " — spectator");
+    window.currentView = v;
+    document.title = gameName(v.game) + " — " + id;
+    document.getElementById("title").textContent = t("table.title", { game: gameName(v.game), id }) + " — " +
+      (v.seat !== null ? t("table.you_are", { n: v.seat }) : t("table.spectator"));
     const mine = v.legal.length > 0;
-    const t = v.turn;
+    const tn = v.turn;
     status.className = "status" + (mine ? " mine" : "");
-    status.textContent = t.kind === "terminal" ? "The game is over." :
-      mine ? "Your turn." :
-      t.kind === "chance" ? "Chance acts…" :
-      (v.thinking !== null ? seatName(t.seat, v.seats) + " is thinking…" : "Waiting for " + seatName(t.seat, v.seats) + ".");
+    status.setAttribute("data-kind", tn.kind === "terminal" ? "over" : mine ? "mine" : tn.kind);
+    status.textContent = tn.kind === "terminal" ? t("status.over") :
+      mine ? t("status.mine") :
+      tn.kind === "chance" ? t("status.chance") :
+      (v.thinking !== null ? t("status.thinking", { seat: seatName(tn.seat, v.seats) }) : t("status.waiting", { seat: seatName(tn.seat, v.seats) }));
     seats.replaceChildren(...v.seats.map(s => el("span", {
-      class: "seat-chip" + (t.seat === s.seat ? " turn" : "") + (s.you ? " you" : ""), "data-seat": s.seat },
-      swatch(s.seat), (s.you ? "You" : "Seat " + s.seat), " · " + s.kind + " · score " + s.score)));
+      class: "seat-chip" + (tn.seat === s.seat ? " turn" : "") + (s.you ? " you" : ""), "data-seat": s.seat },
+      swatch(s.seat), t("seat.chip", { who: s.you ? t("seat.You") + " (" + t("seat.n", { n: s.seat }) + ")" : t("seat.N", { n: s.seat }), kind: s.kind === "human" ? t("seat.human") : s.kind, score: s.score }))));
     outcome.replaceChildren();
     if (v.outcome) {
-      const w = v.outcome.winners.map(s => s === v.seat ? "you" : "seat " + s).join(", ");
-      outcome.append(el("div", { class: "outcome", id: "outcome-banner" },
-        (v.outcome.draw ? "Draw between " + w : "Winner: " + w) + ". ",
-        el("a", { href: "/replay#table=" + id }, "Replay this game")));
+      const w = v.outcome.winners.map(s => s === v.seat ? t("seat.you") : t("seat.n", { n: s })).join(", ");
+      outcome.append(el("div", { class: "outcome", id: "outcome-banner", "data-draw": v.outcome.draw ? "1" : "0" },
+        (v.outcome.draw ? t("outcome.draw", { who: w }) : t("outcome.win", { who: w })) + " ",
+        el("a", { href: "/replay#table=" + id }, t("outcome.replay"))));
     }
-    const ctx = { view: v, seat: v.seat, legal: v.legal, act, choose, state, redraw: draw, replay: false };
+    const ctx = { view: v, seat: v.seat, legal: v.legal, act, choose, state, redraw: draw, replay: false, label };
     const r = window.Renderers[v.game] || genericRenderer;
     try { r.render(board, ctx); } catch (e) { board.replaceChildren(el("p", { class: "error" }, "drawing failed: " + e.message)); }
-    drawActions(actions, v.legal, act);
-    drawLog(log, v);
+    hint.textContent = mine && r.hint ? r.hint(ctx) : "";
+    drawActions(actions, r.onBoard ? v.legal.filter(a => !r.onBoard(a)) : v.legal, act, label, mine);
+    drawLog(log, v, state.notation);
+    const g = games.find(x => x.name === v.game);
+    if (g && !how.firstChild) how.append(el("div", { class: "panel" }, howToPlay(g, false)));
   };
 
   let shown = "";
@@ -235,28 +319,22 @@ async function table(id) {
   window.addEventListener("hashchange", () => location.reload());
 }
 
-function drawActions(box, legal, act) {
+// The moves not chosen on the board, as buttons in words (the notation in
+// the tooltip and, with the toggle, beside the words).
+function drawActions(box, legal, act, label, mine) {
   box.replaceChildren();
-  if (!legal.length) { box.append(el("p", { class: "muted" }, "Nothing to do now.")); return; }
-  const groups = new Map();
+  if (!legal.length) { if (!mine) box.append(el("p", { class: "muted" }, t("table.nothing"))); return; }
   for (const a of legal) {
-    const k = a.action.split(" ")[0];
-    if (!groups.has(k)) groups.set(k, []);
-    groups.get(k).push(a);
-  }
-  for (const [k, list] of groups) {
-    const buttons = list.map(a => el("button", { "data-action": a.action, "data-id": a.id, onclick: () => act(a.action) }, a.action));
-    if (list.length > 12) box.append(el("details", { class: "group" }, el("summary", {}, k + " (" + list.length + ")"), buttons));
-    else box.append(el("div", { class: "group" }, el("div", { class: "group-name" }, k), buttons));
+    box.append(el("button", { "data-action": a.action, "data-id": a.id, title: a.action, onclick: () => act(a.action) }, label(a)));
   }
 }
 
-function drawLog(box, v) {
+function drawLog(box, v, notation) {
   const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
   box.replaceChildren(...v.log.map(e => {
-    const who = e.by === null ? "chance" : (e.by === v.seat ? "you" : "seat " + e.by);
+    const who = e.by === null ? t("chance") : (e.by === v.seat ? t("seat.you") : t("seat.n", { n: e.by }));
     return el("div", { class: e.action === null ? "hidden" : "", "data-step": e.step },
-      String(e.step + 1).padStart(3, " ") + "  " + who + ": " + (e.action === null ? "(hidden)" : e.action));
+      String(e.step + 1).padStart(3, " ") + "  " + who + ": " + said(e) + (notation && e.action ? "  [" + e.action + "]" : ""));
   }));
   if (atEnd) box.scrollTop = box.scrollHeight;
 }
@@ -266,7 +344,7 @@ const genericRenderer = {
     const v = ctx.view;
     box.replaceChildren(v.observation
       ? el("pre", { class: "json" }, JSON.stringify(v.observation, null, 1))
-      : el("p", { class: "muted" }, "Spectators see the log and the scores; the board is shown to seats (and in the replay once the game is over)."));
+      : el("p", { class: "muted" }, t("spectator.board")));
   },
 };
 window.genericRenderer = genericRenderer;
@@ -274,9 +352,9 @@ window.genericRenderer = genericRenderer;
 // ---------------------------------------------------------------- replay
 
 async function replay() {
-  document.title = "Replay";
+  document.title = t("replay.h");
   const p = new URLSearchParams(location.hash.slice(1));
-  const input = el("textarea", { rows: 6, cols: 80, id: "record-input", placeholder: "Paste a game record (JSON) here" });
+  const input = el("textarea", { rows: 6, cols: 80, id: "record-input", placeholder: t("replay.paste") });
   const file = el("input", { type: "file", accept: ".json,application/json" });
   const seatSel = el("select", { id: "replay-seat" });
   const err = el("div", { class: "error" });
@@ -290,15 +368,15 @@ async function replay() {
       const data = await api("POST", "/api/replay", { record, seat });
       if (seatSel.options.length !== data.players) {
         seatSel.replaceChildren();
-        for (let s = 0; s < data.players; s++) seatSel.append(el("option", { value: s, selected: s === seat }, "as seat " + s));
+        for (let s = 0; s < data.players; s++) seatSel.append(el("option", { value: s, selected: s === seat }, t("replay.as_seat", { n: s })));
       }
       showReplay(viewer, data);
     } catch (e) { err.textContent = e.message; }
   };
   file.addEventListener("change", async () => { if (file.files[0]) { input.value = await file.files[0].text(); load(); } });
   seatSel.addEventListener("change", load);
-  app.replaceChildren(el("h2", {}, "Replay a game"),
-    el("div", { class: "panel" }, input, el("div", {}, file, " ", el("button", { class: "primary", id: "replay-load", onclick: load }, "Show"), " ", seatSel), err),
+  app.replaceChildren(el("h2", {}, t("replay.h")),
+    el("div", { class: "panel" }, input, el("div", {}, file, " ", el("button", { class: "primary", id: "replay-load", onclick: load }, t("replay.show")), " ", seatSel), err),
     viewer);
   if (p.get("table")) {
     try {
@@ -318,30 +396,64 @@ function showReplay(box, data) {
   const show = () => {
     const i = Number(slider.value);
     const f = data.frames[i];
-    label.textContent = "Step " + i + " of " + (data.frames.length - 1) + (f.action ? " — " + (f.by === null ? "chance" : "seat " + f.by) + ": " + f.action : " — the start");
+    const who = (fr) => fr.by === null ? t("chance") : t("seat.n", { n: fr.by });
+    label.textContent = t("replay.step", { i, n: data.frames.length - 1 }) + (f.action ? " — " + who(f) + ": " + said(f) : " — " + t("replay.start"));
     const view = { game: data.game, players: data.players, seat: data.seat, observation: f.observation, turn: f.turn,
       seats: seats.map(s => Object.assign({}, s, { score: f.scores[s.seat] })), legal: [], log: [], config: data.config, outcome: null };
     const r = window.Renderers[data.game] || genericRenderer;
     r.render(board, { view, seat: data.seat, legal: [], act: () => {}, choose: () => {}, state: {}, redraw: show, replay: true });
-    log.replaceChildren(...data.frames.slice(1, i + 1).map(fr => el("div", {}, String(fr.step).padStart(3, " ") + "  " + (fr.by === null ? "chance" : "seat " + fr.by) + ": " + fr.action)));
+    log.replaceChildren(...data.frames.slice(1, i + 1).map(fr => el("div", { title: fr.action }, String(fr.step).padStart(3, " ") + "  " + who(fr) + ": " + said(fr))));
     log.scrollTop = log.scrollHeight;
   };
   slider.addEventListener("input", show);
   const step = (d) => () => { slider.value = Math.max(0, Math.min(data.frames.length - 1, Number(slider.value) + d)); show(); };
-  const result = data.outcome ? (data.outcome.draw ? "Draw: " : "Winner: ") + data.outcome.winners.map(s => "seat " + s).join(", ") : "unfinished";
+  const who = data.outcome ? data.outcome.winners.map(s => t("seat.n", { n: s })).join(", ") : "";
+  const result = data.outcome ? (data.outcome.draw ? t("outcome.draw", { who }) : t("outcome.win", { who })) : t("replay.unfinished");
+  slider.setAttribute("aria-label", t("replay.h"));
   box.replaceChildren(el("div", { class: "panel replay-controls" },
-      el("div", {}, data.game + ", " + data.players + " players, " + (data.frames.length - 1) + " actions — " + result),
-      slider, el("button", { onclick: step(-1) }, "◀ step"), el("button", { onclick: step(1) }, "step ▶"), label),
-    el("div", { class: "table-layout" }, el("div", { class: "panel" }, board), el("div", { class: "panel" }, el("h3", {}, "Log"), log)));
+      el("div", {}, t("replay.summary", { game: gameName(data.game), players: data.players, n: data.frames.length - 1, result })),
+      slider, el("button", { onclick: step(-1) }, t("replay.prev")), el("button", { onclick: step(1) }, t("replay.next")), label),
+    el("div", { class: "table-layout" }, el("div", { class: "panel board-panel" }, board), el("div", { class: "panel" }, el("h3", {}, t("table.log")), log)));
   show();
+}
+
+// ---------------------------------------------------------------- rules
+
+// The full rules of a game (its docs/rules file), each rule id an anchor.
+async function rulesPage(name) {
+  let games = [];
+  try { games = (await api("GET", "/api/games")).games; } catch (e) { app.replaceChildren(el("p", { class: "error" }, e.message)); return; }
+  const g = games.find(x => x.name === name);
+  if (!g) { lobby(); return; }
+  document.title = t("rules.h", { game: gameName(name) });
+  const box = el("div", { class: "rules panel", id: "rules" });
+  let list = null;
+  for (const raw of (g.rules || "").split("\n")) {
+    const line = raw.replace(/<!--.*?-->/g, "");
+    const h = line.match(/^(#+)\s+(.*)$/);
+    const rule = line.match(/^- ([KC]-\d+(?:\.\d+)?)\s+(.*)$/);
+    const sec = h && h[2].match(/^([KC]-\d+)\b/);
+    if (h) { list = null; box.append(el("h" + Math.min(h[1].length + 1, 4), sec ? { id: sec[1] } : {}, h[2])); }
+    else if (rule) {
+      if (!list) { list = el("ul", {}); box.append(list); }
+      list.append(el("li", { id: rule[1] }, el("a", { href: "#" + rule[1], class: "rule-id" }, rule[1]), " " + rule[2]));
+    } else if (line.trim() && list && list.lastChild) list.lastChild.append(" " + line.trim());
+    else if (line.trim()) { list = null; box.append(el("p", {}, line.trim())); }
+  }
+  app.replaceChildren(el("p", {}, el("a", { href: "/" }, t("rules.back"))), el("h2", {}, t("rules.h", { game: gameName(name) })),
+    howToPlay(g, true), box);
+  if (location.hash) { const target = document.getElementById(location.hash.slice(1)); if (target) { target.classList.add("focus"); target.scrollIntoView(); } }
 }
 
 // ---------------------------------------------------------------- route
 
 (function route() {
+  langSwitch();
   const path = location.pathname;
   const m = path.match(/^\/table\/([0-9a-f]+)\/?$/);
+  const rules = new URLSearchParams(location.search).get("rules");
   if (m) table(m[1]);
   else if (path === "/replay") replay();
+  else if (rules) rulesPage(rules);
   else lobby();
 })();

@@ -64,7 +64,7 @@
       camelsAt.get(i).push(c);
     }
     const H = M + N * S + 70;
-    const root = svg("svg", { class: "board", viewBox: "0 0 " + (M + N * S + 4) + " " + H, id: "caravan-board" });
+    const root = svg("svg", { class: "board", viewBox: "0 0 " + (M + N * S + 4) + " " + H, id: "caravan-board", role: "group", "aria-label": "Caravan board" });
     for (let c = 0; c < N; c++) root.append(svg("text", { x: M + c * S + S / 2, y: 15, "text-anchor": "middle", "font-size": 12, fill: "#7b6e60" }, String.fromCharCode(97 + c)));
     for (let r = 0; r < N; r++) root.append(svg("text", { x: 10, y: M + r * S + S / 2 + 4, "text-anchor": "middle", "font-size": 12, fill: "#7b6e60" }, r + 1));
 
@@ -77,15 +77,24 @@
       const kind = cityKind.get(i);
       const fill = kind ? KIND_COLORS[kind] + "55" : ((i + Math.floor(i / N)) % 2 ? "#f3e7cf" : "#efe0c2");
       const cls = "sq" + (targets.has(name) ? " target" : "") + (selected === name ? " selected" : "");
+      const here = camelsAt.get(i) || [];
+      const words = [t("cv.sq_label", { sq: name })];
+      if (kind) words.push(t("cv.sq_city", { kind }));
+      if (spaceNo.has(i)) words.push(t("cv.sq_space", { n: spaceNo.get(i) + 1 }));
+      if (spaceNo.has(i) && pos.lying[spaceNo.get(i)]) words.push(t("cv.sq_lying", { kind: pos.lying[spaceNo.get(i)] }));
+      if (here.length) words.push(t("cv.sq_camels", { list: here.map(c => "P" + c.player + (cargoOf(c.cargo) ? " " + cargoOf(c.cargo).kind : "")).join(", ") }));
+      if (targets.has(name)) words.push(t("cv.sq_target"));
+      const active = legal.length > 0;
       root.append(svg("rect", { x, y, width: S, height: S, fill, stroke: "#c9b792", class: cls, "data-square": name,
-        "data-space": spaceNo.has(i) ? spaceNo.get(i) + 1 : null }));
-      if (kind) root.append(svg("text", { x: x + 3, y: y + 11, "font-size": 10, "font-weight": 700, fill: "#4a3520", "pointer-events": "none" }, kind + " city"));
+        "data-space": spaceNo.has(i) ? spaceNo.get(i) + 1 : null, tabindex: active ? 0 : null, role: active ? "button" : "img",
+        "aria-label": words.join(", "), "aria-pressed": selected === name ? "true" : null }));
+      if (kind) root.append(svg("text", { x: x + 3, y: y + 11, "font-size": 10, "font-weight": 700, fill: "#4a3520", "pointer-events": "none" }, t("cv.city", { kind })));
       if (spaceNo.has(i)) {
         const n = spaceNo.get(i);
         root.append(svg("circle", { cx: x + S - 10, cy: y + 10, r: 8, fill: "#3b2a1a", "pointer-events": "none" }));
         root.append(svg("text", { x: x + S - 10, y: y + 14, "font-size": 11, "text-anchor": "middle", fill: "#fff", "pointer-events": "none" }, n + 1));
         const lying = pos.lying[n];
-        if (lying) { const g = cube(x + 4, y + 4 + (kind ? 10 : 0), lying, 16, false); g.setAttribute("pointer-events", "none"); root.append(g); }
+        if (lying) { const g = cube(x + 4, y + 4 + (kind ? 10 : 0), lying, 18, false); g.setAttribute("pointer-events", "none"); root.append(g); }
         const marks = pos.space_markers[n];
         for (let k = 0; k < marks; k++) root.append(svg("circle", { cx: x + 26 + (k % 4) * 7, cy: y + 8 + Math.floor(k / 4) * 7, r: 2.8, fill: "#111", "pointer-events": "none" }));
       }
@@ -115,7 +124,9 @@
         const g = svg("g", { class: "camel", "data-player": c.player, "data-laden": load ? "1" : "0", "pointer-events": "none" });
         g.append(svg("ellipse", { cx, cy, rx: Math.min(8, w / 2 - 1), ry: 6, fill: window.SEAT_COLORS[c.player], stroke: "#222", "stroke-width": 1 }));
         g.append(svg("circle", { cx: cx + Math.min(7, w / 2 - 1), cy: cy - 5, r: 2.5, fill: window.SEAT_COLORS[c.player], stroke: "#222", "stroke-width": 0.8 }));
-        if (load) g.append(cube(cx - 6, load.under ? cy + 4 : cy - 16, load.kind, 11, load.under));
+        // the seat's number on the camel: colour is not the only cue
+        g.append(svg("text", { x: cx, y: cy + 3, "font-size": 8, "text-anchor": "middle", fill: "#fff", "font-weight": 700, stroke: "#000", "stroke-width": 0.4 }, c.player));
+        if (load) g.append(cube(cx - 8, load.under ? cy + 4 : cy - 20, load.kind, 15, load.under));
         root.append(g);
       });
     }
@@ -128,34 +139,49 @@
       const can = parsed.some(a => a.from === "supply") && p === (v.turn && v.turn.seat);
       const g = svg("g", {});
       g.append(svg("rect", { x, y: y0, width: (N * S) / players - 6, height: 50, rx: 6, fill: "#fffdf8", stroke: window.SEAT_COLORS[p], "stroke-width": can ? 3 : 1.5,
-        class: can ? "sq" + (selected === "supply" ? " selected" : "") : null, "data-square": can ? "supply" : null, "data-supply": p }));
-      g.append(svg("text", { x: x + 6, y: y0 + 16, "font-size": 12, "pointer-events": "none" }, "P" + p + " supply: " + (camelsPer - onBoard)));
+        class: can ? "sq" + (selected === "supply" ? " selected" : "") : null, "data-square": can ? "supply" : null, "data-supply": p,
+        tabindex: can ? 0 : null, role: can ? "button" : "img", "aria-label": t("cv.supply", { p, n: camelsPer - onBoard }) }));
+      g.append(svg("text", { x: x + 6, y: y0 + 16, "font-size": 12, "pointer-events": "none" }, t("cv.supply", { p, n: camelsPer - onBoard })));
       for (let k = 0; k < camelsPer - onBoard; k++) g.append(svg("ellipse", { cx: x + 14 + k * 18, cy: y0 + 34, rx: 7, ry: 5, fill: window.SEAT_COLORS[p], stroke: "#222", "pointer-events": "none" }));
       root.append(g);
     }
-    root.querySelectorAll("[data-square]").forEach(n => n.addEventListener("click", onClick(n.getAttribute("data-square"))));
+    root.querySelectorAll("[data-square]").forEach(n => {
+      const go = onClick(n.getAttribute("data-square"));
+      n.addEventListener("click", go);
+      n.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); ctx.state.focus = n.getAttribute("data-square"); go(); } });
+    });
+    if (ctx.state && ctx.state.focus) {
+      const f = root.querySelector('[data-square="' + ctx.state.focus + '"]');
+      ctx.state.focus = null;
+      if (f) setTimeout(() => f.focus(), 0);
+    }
 
     const info = el("div", {});
-    const head = el("tr", {}, el("th", {}, "seat"), el("th", {}, "score"), el("th", {}, "supply"), KINDS.map(k => el("th", {}, k)), el("th", {}, "demand"), el("th", {}, "theft"));
+    const head = el("tr", {}, el("th", {}, t("cv.seat")), el("th", {}, t("cv.score")), el("th", {}, t("cv.supply_h")), KINDS.map(k => el("th", {}, k)), el("th", {}, t("cv.demand")), el("th", {}, t("cv.theft")));
     const rows = [];
     for (let p = 0; p < players; p++) {
       const onBoard = pos.camels.filter(c => c.player === p).length;
       const score = v.seats && v.seats[p] ? v.seats[p].score : "";
-      rows.push(el("tr", { "data-seat": p }, el("td", {}, window.swatch(p), "P" + p + (p === v.seat ? " (you)" : "")), el("td", { class: "score" }, score),
+      rows.push(el("tr", { "data-seat": p }, el("td", {}, window.swatch(p), "P" + p + (p === v.seat ? " (" + t("seat.you") + ")" : "")), el("td", { class: "score" }, score),
         el("td", {}, camelsPer - onBoard), KINDS.map((k, ki) => el("td", {}, pos.delivered[p][ki] || "")),
         el("td", {}, pos.demand_markers[p]), el("td", {}, pos.theft_markers[p])));
     }
     const bagTotal = pos.bag.reduce((a, b) => a + b, 0);
     const allowance = Math.min(pos.turn_index + 1, 4);
-    info.append(el("table", { class: "stats" }, el("caption", { class: "muted" }, "Delivered goods and markers"), head, rows),
-      el("p", {}, "Bag: " + bagTotal + " goods (" + KINDS.map((k, i) => k + "×" + pos.bag[i]).join(", ") + ")"),
-      el("p", {}, "Turn " + (pos.turn_index + 1) + " of at most " + cfg.max_turns +
-        (pos.end ? " — ended (" + pos.end + ")" : " — P" + (pos.turn_index % players) + " to move, " + pos.actions_left + " of " + allowance + " actions left") +
-        ". Pick-ups since the last refill: " + pos.picks_since_refill + " of 4" +
-        (pos.pending_draws ? "; spaces waiting for a draw: " + [0,1,2,3,4,5,6,7].filter(i => pos.pending_draws & (1 << i)).map(i => i + 1).join(", ") : "") +
-        (pos.passes ? "; consecutive passes: " + pos.passes : "") + "."));
-    if (!ctx.replay && legal.length) info.append(el("p", { class: "muted" }, "Click a square with your camel (or your supply), then a highlighted square. Click a numbered space to pick up its good."));
+    info.append(el("div", { class: "scroll-x" }, el("table", { class: "stats" }, el("caption", { class: "muted" }, t("cv.delivered")), head, rows)),
+      el("p", {}, t("cv.bag", { n: bagTotal, list: KINDS.map((k, i) => k + "×" + pos.bag[i]).join(", ") })),
+      el("p", {}, t("cv.turn", { t: pos.turn_index + 1, max: cfg.max_turns }) +
+        (pos.end ? t("cv.ended", { how: pos.end }) : t("cv.to_move", { p: pos.turn_index % players, left: pos.actions_left, all: allowance })) +
+        t("cv.picks", { n: pos.picks_since_refill }) +
+        (pos.pending_draws ? t("cv.pending", { list: [0,1,2,3,4,5,6,7].filter(i => pos.pending_draws & (1 << i)).map(i => i + 1).join(", ") }) : "") +
+        (pos.passes ? t("cv.passes", { n: pos.passes }) : "") + "."));
     box.replaceChildren(root, info);
+  }
+
+  // The view's legal entries (with their words) of parsed actions.
+  function full(list, ctx) {
+    const by = new Map((ctx.legal || []).map(a => [a.action, a]));
+    return list.map(p => by.get(p.action) || { action: p.action });
   }
 
   function click(name, parsed, ctx) {
@@ -165,7 +191,7 @@
       const moves = parsed.filter(p => p.from === st.selected && p.to === name);
       if (moves.length) {
         st.selected = null;
-        if (moves.length === 1) ctx.act(moves[0].action); else ctx.choose(moves, "Which one");
+        if (moves.length === 1) ctx.act(moves[0].action); else ctx.choose(full(moves, ctx), t("cv.which"));
         return;
       }
     }
@@ -174,14 +200,14 @@
     if (from.length) {
       st.selected = st.selected === name ? null : name;
       ctx.redraw();
-      ctx.choose(at, "Also here");
+      ctx.choose(full(at, ctx), t("cv.also"));
     } else if (at.length === 1) {
       st.selected = null;
       ctx.act(at[0].action);
     } else if (at.length > 1) {
       st.selected = null;
       ctx.redraw();
-      ctx.choose(at, "At " + name);
+      ctx.choose(full(at, ctx), t("cv.at", { sq: name }));
     } else if (st.selected) {
       st.selected = null;
       ctx.redraw();
@@ -189,5 +215,10 @@
   }
 
   window.Renderers = window.Renderers || {};
-  window.Renderers.caravan = { render };
+  window.Renderers.caravan = {
+    render,
+    // Moves, pick-ups and thefts are chosen on the board; the panel keeps the rest (`end`).
+    onBoard: (a) => /^(move|good|pick|steal) /.test(a.action),
+    hint: () => t("cv.hint"),
+  };
 })();

@@ -10,6 +10,7 @@ const INDEX: &str = include_str!("../assets/index.html");
 
 const FILES: &[(&str, &str, &str)] = &[
     ("app.js", "text/javascript; charset=utf-8", include_str!("../assets/app.js")),
+    ("i18n.js", "text/javascript; charset=utf-8", include_str!("../assets/i18n.js")),
     ("caravan.js", "text/javascript; charset=utf-8", include_str!("../assets/caravan.js")),
     ("korovan.js", "text/javascript; charset=utf-8", include_str!("../assets/korovan.js")),
     ("style.css", "text/css; charset=utf-8", include_str!("../assets/style.css")),

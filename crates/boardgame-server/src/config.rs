@@ -5,13 +5,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use boardgame_kit::{Agent, AgentSpec, AgentSpecError, Game};
+use boardgame_kit::{Agent, AgentSpec, AgentSpecError, Game, Words};
 use serde::Serialize;
 
 /// An engine the server can seat: the kit's [`Game`] with an observation
-/// that serializes (the views are JSON). Implemented for every such engine.
-pub trait ServedGame: Game<Observation: Serialize> {}
-impl<G: Game<Observation: Serialize>> ServedGame for G {}
+/// that serializes (the views are JSON) and its actions in words for
+/// people ([`Words`]). Implemented for every such engine.
+pub trait ServedGame: Game<Observation: Serialize> + Words {}
+impl<G: Game<Observation: Serialize> + Words> ServedGame for G {}
 
 /// Builds the agent of a bot seat from its name (`heuristic`, `ismcts:500`),
 /// or says why this engine has none of that name.

@@ -150,6 +150,8 @@ struct Frame<O> {
     turn: crate::table::TurnView,
     scores: Vec<i32>,
     observation: Option<O>,
+    /// The action that led here in words, as the replay's seat read it.
+    words: Option<crate::table::Said>,
 }
 
 impl<G: ServedGame> Engine for EngineOf<G> {
@@ -179,6 +181,11 @@ impl<G: ServedGame> Engine for EngineOf<G> {
             "config": serde_json::to_value(&default).unwrap_or(Value::Null),
             "agents": agents,
             "default_bot": self.default_bot(),
+            "how_to_play": {
+                "en": <G as boardgame_kit::Words>::how_to_play(boardgame_kit::Lang::En),
+                "ru": <G as boardgame_kit::Words>::how_to_play(boardgame_kit::Lang::Ru),
+            },
+            "rules": <G as boardgame_kit::Words>::rules_text(),
         })
     }
 
@@ -259,23 +266,25 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         if seat >= n {
             return Err(bad(format!("seat {seat} does not exist ({n} players)")));
         }
-        let frame = |state: &G, step: usize, action: Option<String>, by: Option<usize>| Frame::<G::Observation> {
+        let frame = |state: &G, step: usize, action: Option<String>, by: Option<usize>, words| Frame::<G::Observation> {
             step,
             action,
             by,
+            words,
             turn: turn_view(state.turn()),
             scores: (0..n).map(|s| state.score(s)).collect(),
             observation: state.observation(seat).ok(),
         };
-        let mut frames = vec![frame(&state, 0, None, None)];
+        let mut frames = vec![frame(&state, 0, None, None, None)];
         for (step, &id) in record.actions.iter().enumerate() {
             let action = G::action_from_id(&record.config, id).map_err(|e| bad(format!("step {step}: {e}")))?;
             let by = match state.turn() {
                 Turn::Player(s) => Some(s),
                 _ => None,
             };
+            let words = crate::table::Said::of(&state, boardgame_kit::Viewer::Seat(seat), action);
             state.apply(action).map_err(|e| bad(format!("step {step}: {e}")))?;
-            frames.push(frame(&state, step + 1, Some(action.to_string()), by));
+            frames.push(frame(&state, step + 1, Some(action.to_string()), by, Some(words)));
         }
         Ok(serde_json::json!({
             "game": G::NAME,

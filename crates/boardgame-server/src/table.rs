@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use boardgame_kit::{ActionId, Agent, AgentSpec, Driver, Game, Outcome, RandomAgent, Turn, Viewer};
+use boardgame_kit::{ActionId, Agent, AgentSpec, Driver, Game, Lang, Outcome, RandomAgent, Turn, Viewer};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{Notify, watch};
@@ -43,6 +43,45 @@ impl Seat {
 struct LogEntry<G: Game> {
     by: Option<usize>,
     views: Vec<Option<G::Action>>,
+    /// What every viewer reads of it, in words (`words[v]` as `views[v]`;
+    /// viewers who read the same share one copy).
+    words: Vec<Arc<Said>>,
+}
+
+/// An action in plain words in every language the page speaks
+/// (`boardgame_kit::Words`), for one viewer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct Said {
+    en: String,
+    ru: String,
+}
+
+impl Said {
+    /// For a viewer the log has no words for (cannot happen: every entry
+    /// has one per viewer).
+    fn hidden() -> Said {
+        Said { en: "(hidden)".into(), ru: "(скрыто)".into() }
+    }
+
+    pub(crate) fn of<G: ServedGame>(state: &G, viewer: Viewer, action: G::Action) -> Said {
+        Said { en: state.words(viewer, action, Lang::En), ru: state.words(viewer, action, Lang::Ru) }
+    }
+}
+
+impl<G: ServedGame> LogEntry<G> {
+    /// The entry of `action` played by `by` in `state` (before it is applied).
+    fn new(state: &G, action: G::Action, by: Option<usize>) -> LogEntry<G> {
+        let n = state.num_players();
+        let viewer = |v: usize| if v < n { Viewer::Seat(v) } else { Viewer::Spectator };
+        let views = (0..=n).map(|v| state.view_action(viewer(v), action)).collect();
+        let mut words: Vec<Arc<Said>> = Vec::with_capacity(n + 1);
+        for v in 0..=n {
+            let said = Said::of(state, viewer(v), action);
+            let shared = words.iter().find(|w| ***w == said).cloned();
+            words.push(shared.unwrap_or_else(|| Arc::new(said)));
+        }
+        LogEntry { by, views, words }
+    }
 }
 
 /// The mutable part of a table.
@@ -53,17 +92,12 @@ pub(crate) struct Inner<G: Game> {
     thinking: Option<usize>,
 }
 
-impl<G: Game> Inner<G> {
+impl<G: ServedGame> Inner<G> {
     /// Replaces the driver by `next`, which is the current one plus the
     /// single action `action` played by `by`, logging what each viewer
     /// learns of it (asked of the state before the action).
     fn commit(&mut self, next: Driver<G>, action: G::Action, by: Option<usize>) {
-        let state = self.driver.state();
-        let n = state.num_players();
-        let views = (0..=n)
-            .map(|v| state.view_action(if v < n { Viewer::Seat(v) } else { Viewer::Spectator }, action))
-            .collect();
-        self.log.push(LogEntry { by, views });
+        self.log.push(LogEntry::new(self.driver.state(), action, by));
         self.driver = next;
     }
 }
@@ -129,12 +163,16 @@ struct LogView {
     /// The notation, `None` when hidden from this viewer.
     action: Option<String>,
     id: Option<ActionId>,
+    /// The action in words for this viewer (hiding what `action` hides).
+    words: Said,
 }
 
 #[derive(Serialize)]
 struct LegalView {
     id: ActionId,
     action: String,
+    /// The action in words.
+    words: Said,
 }
 
 #[derive(Serialize)]
@@ -222,7 +260,6 @@ impl<G: ServedGame> TableCell<G> {
         let mut inner = lock(&self.inner);
         let record = inner.driver.record().cloned().ok_or("the driver keeps no record")?;
         let mut state = G::new_game(&record.config).map_err(|e| e.to_string())?;
-        let n = state.num_players();
         let mut log = Vec::with_capacity(record.actions.len());
         for &id in &record.actions {
             let action = G::action_from_id(&record.config, id).map_err(|e| e.to_string())?;
@@ -230,10 +267,7 @@ impl<G: ServedGame> TableCell<G> {
                 Turn::Player(s) => Some(s),
                 _ => None,
             };
-            let views = (0..=n)
-                .map(|v| state.view_action(if v < n { Viewer::Seat(v) } else { Viewer::Spectator }, action))
-                .collect();
-            log.push(LogEntry { by, views });
+            log.push(LogEntry::new(&state, action, by));
             state.apply(action).map_err(|e| e.to_string())?;
         }
         inner.log = log;
@@ -289,7 +323,11 @@ impl<G: ServedGame> TableCell<G> {
             state.legal_actions(&mut list);
             legal = list
                 .iter()
-                .map(|&a| LegalView { id: G::action_id(state.config(), a), action: a.to_string() })
+                .map(|&a| LegalView {
+                    id: G::action_id(state.config(), a),
+                    action: a.to_string(),
+                    words: Said::of(state, Viewer::Seat(s), a),
+                })
                 .collect();
         }
         let log = inner
@@ -303,6 +341,7 @@ impl<G: ServedGame> TableCell<G> {
                     by: e.by,
                     action: seen.map(|a| a.to_string()),
                     id: seen.map(|a| G::action_id(state.config(), a)),
+                    words: e.words.get(viewer).map_or_else(Said::hidden, |w| Said::clone(w)),
                 }
             })
             .collect();

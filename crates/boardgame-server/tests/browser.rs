@@ -1,10 +1,16 @@
 //! The page in a real browser: headless Chromium driven through WebDriver
-//! (chromedriver, spoken to over plain HTTP). Opens tables from the lobby,
-//! plays a complete Caravan game and a complete Korovan game (every round)
-//! by clicking the board, the cards and the buttons, checks that the board
-//! follows the game, and saves one screenshot per game (into the folder
-//! `BOARDGAME_SCREENSHOTS` names: `BOARDGAME_SCREENSHOTS=docs/img` refreshes
-//! the README's pictures; else the temp folder).
+//! (chromedriver, spoken to over plain HTTP). In English and in Russian,
+//! opens tables from the lobby, plays a complete Caravan game and a
+//! complete Korovan game (every round) by clicking the board, the cards and
+//! the buttons, and checks that the board follows the game; at every one of
+//! our decisions it checks at 400 × 800 and at 1280 × 900 that the page is
+//! no wider than the window, and at 1280 × 900 that the board, the moves
+//! and the hint are above the fold; at the end, that the log speaks words
+//! and that every hidden entry reads only as a hidden deal or lay. It saves
+//! screenshots of the lobby and of each game at both widths in both
+//! languages (into the folder `BOARDGAME_SCREENSHOTS` names, relative to
+//! the workspace: `BOARDGAME_SCREENSHOTS=docs/img` refreshes the README's
+//! pictures; else the temp folder).
 //!
 //! Skipped (with a loud message) when `chromedriver` is not installed,
 //! unless `BOARDGAME_BROWSER_TEST=require`, which makes its absence a
@@ -22,6 +28,11 @@ use reqwest::Client;
 use serde_json::{Value, json};
 
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+/// The widths the page is checked at: a phone and a laptop.
+const NARROW: u32 = 400;
+/// The narrowest width the page must fit without scrolling sideways.
+const NARROWEST: u32 = 360;
+const WIDE: u32 = 1280;
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
     if let Ok(p) = std::env::var("BOARDGAME_CHROMEDRIVER") {
@@ -204,26 +215,100 @@ impl Driver {
         }
     }
 
-    /// Waits until it is the page's turn or the game is over; true when over.
+    /// The status's kind: `mine`, `over`, `player`, `chance` (the same in
+    /// every language).
+    async fn status_kind(&self) -> String {
+        let v = self
+            .exec("const s = document.getElementById('status'); return s ? s.getAttribute('data-kind') || '' : ''")
+            .await;
+        v.as_str().unwrap_or_default().to_string()
+    }
+
+    async fn over(&self) -> bool {
+        self.status_kind().await == "over"
+    }
+
     async fn wait_my_turn(&self) -> bool {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            let s = self.status().await;
-            if s.starts_with("The game is over") {
-                return true;
-            }
-            if s.starts_with("Your turn") && self.find("#actions button[data-action]").await.is_some() {
-                return false;
+            match self.status_kind().await.as_str() {
+                "over" => return true,
+                "mine" if !legal_actions(self).await.is_empty() => return false,
+                _ => {}
             }
             if Instant::now() > deadline {
+                let s = self.status().await;
                 self.fail(&format!("the page never came back to us (status: {s})")).await;
             }
             tokio::time::sleep(Duration::from_millis(40)).await;
         }
     }
 
+    /// Sets the page's viewport to `width` × `height` CSS pixels exactly
+    /// (Chrome's device metrics, through chromedriver's CDP bridge), so
+    /// that the window's frame and the screen's size do not matter.
+    async fn resize(&self, width: u32, height: u32) {
+        let params = json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false });
+        let body = json!({ "cmd": "Emulation.setDeviceMetricsOverride", "params": params });
+        self.cmd("POST", "/goog/cdp/execute", Some(body)).await;
+        let inner = self.exec("return [window.innerWidth, window.innerHeight]").await;
+        assert_eq!(inner, json!([width, height]), "the viewport is {width} x {height}");
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+
+    /// Fails when the page is wider than the window (a horizontal scroll).
+    async fn check_no_horizontal_scroll(&self, what: &str) {
+        let v = self.exec("return [document.documentElement.scrollWidth, window.innerWidth]").await;
+        let (page, window) = (v[0].as_u64().unwrap(), v[1].as_u64().unwrap());
+        if page > window {
+            self.fail(&format!("{what}: the page is {page} px wide in a window of {window} px")).await;
+        }
+    }
+
+    /// At both widths, the page fits the window; at the wide one the board,
+    /// the moves and the hint are above the fold (when it is our turn).
+    async fn check_layout(&self, what: &str, mine: bool) {
+        for (w, h) in [(NARROWEST, 740), (NARROW, 800), (WIDE, 900)] {
+            self.resize(w, h).await;
+            self.check_no_horizontal_scroll(&format!("{what} at {w} px")).await;
+        }
+        if mine {
+            let v = self
+                .exec(
+                    "const b = (id) => { const e = document.getElementById(id); return e ? e.getBoundingClientRect().bottom + window.scrollY : 0; };\
+                     return [b('board'), b('actions'), b('hint'), window.innerHeight]",
+                )
+                .await;
+            let fold = v[3].as_f64().unwrap();
+            for (i, name) in ["the board", "the moves", "the hint"].iter().enumerate() {
+                let bottom = v[i].as_f64().unwrap();
+                if bottom > fold {
+                    self.fail(&format!("{what}: {name} ends at {bottom} px, below the fold at {fold} px")).await;
+                }
+            }
+        }
+    }
+
     async fn count(&self, css: &str) -> usize {
         self.find_all(css).await.len()
+    }
+
+    /// Moves the keyboard focus to the element `css` names and presses
+    /// Enter there, as a keyboard user does (WebDriver key actions go to the
+    /// focused element).
+    async fn press_enter_on(&self, css: &str) {
+        self.wait(css).await;
+        let focused = self
+            .exec(&format!(
+                "const e = document.querySelector({css:?}); e.focus(); return document.activeElement === e && e.tabIndex >= 0"
+            ))
+            .await;
+        if focused != json!(true) {
+            self.fail(&format!("`{css}` cannot take the keyboard focus")).await;
+        }
+        let keys = json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": "\u{E007}" }, { "type": "keyUp", "value": "\u{E007}" } ] }] });
+        self.cmd("POST", "/actions", Some(keys)).await;
     }
 }
 
@@ -232,27 +317,38 @@ impl Driver {
 /// that a test run leaves the checkout as it was.
 fn docs_img(name: &str) -> PathBuf {
     match std::env::var_os("BOARDGAME_SCREENSHOTS") {
+        // a relative folder is the workspace's (`docs/img`), not the crate's
+        Some(dir) if PathBuf::from(&dir).is_relative() => {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(dir).join(name)
+        }
         Some(dir) => PathBuf::from(dir).join(name),
         None => std::env::temp_dir().join(name),
     }
 }
 
+/// The legal actions of the view the page shows (Caravan's are chosen on
+/// the board, so the page does not list them all as buttons).
 async fn legal_actions(d: &Driver) -> Vec<String> {
-    let mut out = Vec::new();
-    for e in d.find_all("#actions button[data-action]").await {
-        if let Some(a) = d.attr(&e, "data-action").await {
-            out.push(a);
-        }
-    }
-    out
+    let v = d.exec("return ((window.currentView && window.currentView.legal) || []).map(a => a.action)").await;
+    v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default()
+}
+
+/// The page's words for `key` in `lang`, from its catalogue.
+async fn phrase(d: &Driver, lang: &str, key: &str) -> String {
+    d.exec(&format!("return window.I18N['{lang}']['{key}']")).await.as_str().unwrap_or_default().to_string()
 }
 
 async fn log_len(d: &Driver) -> usize {
     d.count("#log div").await
 }
 
-async fn play_caravan(d: &Driver, base: &str) {
-    d.goto(&format!("{base}/")).await;
+async fn play_caravan(d: &Driver, base: &str, lang: &str) {
+    d.resize(WIDE, 900).await;
+    d.goto(&format!("{base}/?lang={lang}")).await;
+    d.wait("#how-caravan li").await;
+    d.check_layout("the lobby", false).await;
+    d.screenshot(&docs_img(&format!("lobby-{lang}-{WIDE}.png"))).await;
+    d.resize(WIDE, 900).await;
     d.select("#players-caravan", "2").await;
     d.click(&d.wait("#config-toggle-caravan").await).await;
     d.type_into("#config-caravan", r#"{"max_turns": 16}"#).await;
@@ -287,35 +383,44 @@ async fn play_caravan(d: &Driver, base: &str) {
         } else if let Some(m) = from_supply {
             let to = m.trim_start_matches("move supply->").to_string();
             let camels_before = d.count("#caravan-board g.camel[data-player=\"0\"]").await;
-            d.click(&d.wait("#caravan-board rect[data-square=\"supply\"]").await).await;
-            let target = d.wait(&format!("#caravan-board rect.target[data-square=\"{to}\"]")).await;
-            d.click(&target).await;
+            if moved == 0 {
+                // The first camel by keyboard alone: the supply, then the target.
+                d.press_enter_on("#caravan-board rect[data-square=\"supply\"]").await;
+                d.press_enter_on(&format!("#caravan-board rect.target[data-square=\"{to}\"]")).await;
+            } else {
+                d.click(&d.wait("#caravan-board rect[data-square=\"supply\"]").await).await;
+                let target = d.wait(&format!("#caravan-board rect.target[data-square=\"{to}\"]")).await;
+                d.click(&target).await;
+            }
             d.until(|| async { log_len(d).await > before }).await;
             let camels_after = d.count("#caravan-board g.camel[data-player=\"0\"]").await;
             assert_eq!(camels_after, camels_before + 1, "the camel placed on {to} is drawn");
             moved += 1;
-        } else if legal.iter().any(|a| a == "end") {
-            d.click(&d.wait("#actions button[data-action=\"end\"]").await).await;
         } else {
-            // A visible button (long groups are folded away).
-            let first = d.wait("#actions div.group > button[data-action]").await;
-            d.click(&first).await;
+            // Moves are chosen on the board; the panel keeps `end`.
+            d.click(&d.wait("#actions button[data-action=\"end\"]").await).await;
         }
-        d.until(|| async { log_len(d).await > before || d.status().await.starts_with("The game is over") }).await;
+        d.until(|| async { log_len(d).await > before || d.over().await }).await;
         if !shot && moved >= 3 {
             // Let the bots answer first, so the board shows both seats.
             d.wait_my_turn().await;
-            d.screenshot(&docs_img("serve-caravan.png")).await;
+            d.screenshot(&docs_img(&format!("caravan-{lang}-{WIDE}.png"))).await;
+            d.resize(NARROW, 800).await;
+            d.screenshot(&docs_img(&format!("caravan-{lang}-{NARROW}.png"))).await;
+            d.resize(WIDE, 900).await;
             shot = true;
         }
         assert!(turns < 400, "the game never ended");
     }
     let banner = d.text(&d.wait("#outcome-banner").await).await;
-    assert!(banner.starts_with("Winner") || banner.starts_with("Draw"), "{banner}");
+    let (win, draw) = (phrase(d, lang, "outcome.win").await, phrase(d, lang, "outcome.draw").await);
+    let opening = |p: &str| p.split('{').next().unwrap_or_default().to_string();
+    assert!(banner.starts_with(&opening(&win)) || banner.starts_with(&opening(&draw)), "{banner}");
     assert!(moved > 0, "camels were placed by clicking");
-    if !shot {
-        d.screenshot(&docs_img("serve-caravan.png")).await;
-    }
+    assert!(shot, "a screenshot was taken mid-game");
+    // The log speaks words, not notation.
+    let log = d.text(&d.wait("#log").await).await;
+    assert!(!log.contains("move supply->"), "the log shows notation:\n{log}");
     // The replay viewer, from the link of the finished table.
     d.click(&d.wait("#outcome-banner a").await).await;
     let slider = d.wait("#replay-step").await;
@@ -324,12 +429,14 @@ async fn play_caravan(d: &Driver, base: &str) {
     d.exec("const s = document.getElementById('replay-step'); s.value = s.max; s.dispatchEvent(new Event('input'));")
         .await;
     let label = d.text(&d.wait("#replay-label").await).await;
-    assert!(label.starts_with(&format!("Step {max} of {max}")), "{label}");
+    let step = phrase(d, lang, "replay.step").await.replace("{i}", &max.to_string()).replace("{n}", &max.to_string());
+    assert!(label.starts_with(&step), "{label}");
     d.wait("#caravan-board").await;
 }
 
-async fn play_korovan(d: &Driver, base: &str) {
-    d.goto(&format!("{base}/")).await;
+async fn play_korovan(d: &Driver, base: &str, lang: &str) {
+    d.resize(WIDE, 900).await;
+    d.goto(&format!("{base}/?lang={lang}")).await;
     d.select("#players-korovan", "5").await;
     d.click(&d.wait("#play-korovan").await).await;
     d.wait("#road").await;
@@ -342,13 +449,16 @@ async fn play_korovan(d: &Driver, base: &str) {
             break;
         }
         steps += 1;
+        d.check_layout("korovan", true).await;
         let before = log_len(d).await;
         let face_up_before = d.count(".kcard.up").await;
         let mut clicked_reveal = false;
-        if let Some(lay) = d.find(".lay-choice").await {
-            d.click(&lay).await;
-        } else if let Some(card) = d.find(".kcard.clickable").await {
-            d.click(&card).await;
+        if d.find(".lay-choice").await.is_some() {
+            // Lays by keyboard: the first choice, focused, Enter.
+            d.press_enter_on(".lay-choice").await;
+        } else if d.find(".kcard.clickable").await.is_some() {
+            // Cards by keyboard too: focused, Enter.
+            d.press_enter_on(".kcard.clickable").await;
             // Several actions fit this card: the chooser asks.
             if let Some(choice) = d.find("#chooser button[data-action]").await
                 && log_len(d).await == before
@@ -363,8 +473,8 @@ async fn play_korovan(d: &Driver, base: &str) {
         } else {
             d.click(&d.wait("#actions button[data-action]").await).await;
         }
-        d.until(|| async { log_len(d).await > before || d.status().await.starts_with("The game is over") }).await;
-        if clicked_reveal && !d.status().await.starts_with("The game is over") {
+        d.until(|| async { log_len(d).await > before || d.over().await }).await;
+        if clicked_reveal && !d.over().await {
             let now = d.count(".kcard.up").await;
             assert!(
                 now > face_up_before || d.find("#korovan-phase").await.is_some(),
@@ -375,22 +485,32 @@ async fn play_korovan(d: &Driver, base: &str) {
                 // The third card our caravan turns up: the road has some history by then.
                 reveals += 1;
                 if !shot && reveals == 3 {
-                    d.screenshot(&docs_img("serve-korovan.png")).await;
+                    d.screenshot(&docs_img(&format!("korovan-{lang}-{WIDE}.png"))).await;
+                    d.resize(NARROW, 800).await;
+                    d.screenshot(&docs_img(&format!("korovan-{lang}-{NARROW}.png"))).await;
+                    d.resize(WIDE, 900).await;
                     shot = true;
                 }
             }
         }
         assert!(steps < 400, "the game never ended");
     }
-    let banner = d.text(&d.wait("#outcome-banner").await).await;
-    assert!(banner.starts_with("Winner") || banner.starts_with("Draw"), "{banner}");
+    d.wait("#outcome-banner").await;
     assert!(revealed_seen, "a card revealed by our click was drawn face up");
-    if !shot {
-        d.screenshot(&docs_img("serve-korovan.png")).await;
+    assert!(shot, "a screenshot was taken mid-game");
+    // K-8: what the log hides it hides in words too: every hidden entry
+    // reads as the engine's words for a hidden deal or lay, nothing more.
+    let hidden_words: [&str; 2] = match lang {
+        "ru" => ["Корованщик берёт карту помощника", "Выложить ряд рубашкой вверх"],
+        _ => ["The driver draws a helper card", "Lay a row face down"],
+    };
+    let entries = d.find_all("#log div.hidden").await;
+    assert!(!entries.is_empty(), "hidden actions are shown as hidden");
+    for e in entries {
+        let text = d.text(&e).await;
+        let words = text.split_once(": ").map(|(_, w)| w.trim()).unwrap_or_default().to_string();
+        assert!(hidden_words.contains(&words.as_str()), "a hidden entry reads {text:?}");
     }
-    // The log shows the other seats' lays as hidden.
-    let hidden = d.count("#log div.hidden").await;
-    assert!(hidden > 0, "hidden actions are shown as hidden");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -408,8 +528,10 @@ async fn play_both_games_by_clicking() {
     let started = Instant::now();
     let server = common::start(common::config()).await;
     let d = Driver::start(&chromedriver).await;
-    play_caravan(&d, &server.base).await;
-    play_korovan(&d, &server.base).await;
+    for lang in ["en", "ru"] {
+        play_caravan(&d, &server.base, lang).await;
+        play_korovan(&d, &server.base, lang).await;
+    }
     d.cmd("DELETE", "", None).await;
     drop(d);
     server.stop().await;

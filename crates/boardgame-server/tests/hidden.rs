@@ -5,12 +5,13 @@
 //! what the kit says that seat may know at that moment: the observation is
 //! exactly `Game::observation(seat)`, each log entry exactly
 //! `Game::view_action(viewer, action)` asked of the state before it, the
-//! legal actions only for the seat to move; the public view carries no
+//! legal actions only for the seat to move, every entry's words exactly the
+//! kit's `Words` for that viewer; the public view carries no
 //! observation at all. So no response carried another seat's hidden cards.
 
 mod common;
 
-use boardgame_kit::{Game, GameRecord, Turn, Viewer};
+use boardgame_kit::{Game, GameRecord, Lang, Turn, Viewer, Words};
 use common::{TestServer, token};
 use korovan_core::{Korovan, KorovanConfig};
 use proptest::prelude::*;
@@ -95,6 +96,12 @@ fn check(views: &[(Option<usize>, Value)], record: Value) {
         for (i, entry) in log.iter().enumerate().skip(seen.len()) {
             let shown = states[i].view_action(viewer, actions[i]).map(|a| a.to_string());
             assert_eq!(entry["action"].as_str().map(String::from), shown, "{viewer:?}, log entry {i}");
+            // The words are the kit's words for this viewer, which hide
+            // exactly what view_action hides (korovan-core tests/words.rs).
+            for lang in Lang::ALL {
+                let words = states[i].words(viewer, actions[i], lang);
+                assert_eq!(entry["words"][lang.code()], words.as_str(), "{viewer:?}, log entry {i}, {lang:?}");
+            }
             if shown.is_none() {
                 hidden_seen += 1;
                 assert!(entry["id"].is_null(), "a hidden action's id is hidden too");

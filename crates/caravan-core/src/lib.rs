@@ -98,6 +98,7 @@ mod observation;
 mod rules;
 mod setup;
 mod state;
+pub mod words;
 
 pub use action::{ACTION_LIST_CAPACITY, Act, Action, ActionList, ChanceList};
 pub use board::{FULL_BAG, KINDS, Kind, NotationError, SIDE, SPACES, SQUARES, Square};

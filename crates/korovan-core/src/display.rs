@@ -9,6 +9,9 @@ use crate::config::HelperCounts;
 use crate::observation::KorovanObservation;
 use crate::state::{Korovan, Phase};
 
+/// A row's three cards, as people read them (positions 0, 1, 2).
+const SIDES: [&str; 3] = ["left", "middle", "right"];
+
 /// Renders rows and status from what a viewer knows.
 fn render(f: &mut fmt::Formatter<'_>, o: &KorovanObservation, viewer: Option<usize>) -> fmt::Result {
     let n = usize::from(o.players);
@@ -78,7 +81,8 @@ fn render(f: &mut fmt::Formatter<'_>, o: &KorovanObservation, viewer: Option<usi
             if o.hand_known & (1 << r) != 0 { if o.hand_ambush & (1 << r) != 0 { "A" } else { "E" } } else { "?" };
         write!(f, "   hand {hand}")?;
         if let Some(p) = o.peeks.get(usize::from(r)).copied().flatten() {
-            write!(f, "   peeked {}.{}", p / 3 + 1, p % 3)?;
+            // rows from 1, cards left/middle/right, as the words say them
+            write!(f, "   peeked row {} {}", p / 3 + 1, SIDES[usize::from(p % 3)])?;
         }
         writeln!(f)?;
     }
@@ -86,12 +90,12 @@ fn render(f: &mut fmt::Formatter<'_>, o: &KorovanObservation, viewer: Option<usi
         write!(f, "targets:")?;
         for c in 0..24u32 {
             if o.scouted & (1 << c) != 0 {
-                write!(f, " scout {}.{}", c / 3 + 1, c % 3)?;
+                write!(f, " scouted row {} {};", c / 3 + 1, SIDES[(c % 3) as usize])?;
             }
         }
         for r in 0..8u32 {
             if o.spied & (1 << r) != 0 {
-                write!(f, " spy {}", r + 1)?;
+                write!(f, " spied row {};", r + 1)?;
             }
         }
         writeln!(f)?;

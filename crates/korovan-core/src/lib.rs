@@ -69,6 +69,7 @@ mod observation;
 mod rules;
 mod setup;
 mod state;
+pub mod words;
 
 pub use action::{ActionList, AmbushSet, ChanceList, KorovanAction, NUM_ACTIONS};
 pub use bot::{KorovanHeuristic, tuned_ismcts};
