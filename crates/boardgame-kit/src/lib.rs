@@ -58,3 +58,9 @@ pub use search::{
     Budget, EdgeStats, Evaluation, FlatMcAgent, IsMctsAgent, SearchSettings, SearchStats, score_leader_returns,
     score_margin_returns,
 };
+
+// The crate's README (its page on crates.io): its Rust snippet is compiled
+// and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
