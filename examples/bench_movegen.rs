@@ -7,9 +7,11 @@
 //! Swap in your own positions (from records, from a solver…) in
 //! [`positions`].
 //!
-//! Run with `cargo run --release --example bench_movegen` (criterion's
-//! options follow `--`, e.g. `-- korovan`); `--quick` measures for a
-//! moment only (`cargo test --examples` runs it so).
+//! Run with `cargo run --release --example bench_movegen`: it measures and
+//! prints criterion's timings (a name filter may follow `--`, e.g.
+//! `-- korovan`; criterion's own options follow `-- --bench`, e.g.
+//! `-- --bench --save-baseline before`). `--quick` measures for a moment
+//! only (`cargo test --examples` runs it so).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -99,14 +101,29 @@ fn quick() -> Criterion {
         .without_plots()
 }
 
-fn main() {
-    let quick_mode = std::env::args().any(|a| a == "--quick");
-    let mut c = if quick_mode {
+/// How the example was asked to run: `--quick`, criterion's own options
+/// (`-- --bench --save-baseline x`, handed to criterion, which measures only
+/// with `--bench`), or nothing but an optional name filter (`-- korovan`):
+/// then it measures, as `cargo run --example` promises.
+fn criterion_for(args: &[String]) -> Criterion {
+    if args.iter().any(|a| a == "--quick") {
         quick()
-    } else {
-        // Criterion's own options (filters, --save-baseline…) after `--`.
+    } else if args.iter().any(|a| a.starts_with('-')) {
         Criterion::default().configure_from_args()
-    };
+    } else {
+        // Criterion::default() measures (its mode is Benchmark until
+        // configure_from_args, without `--bench`, turns it into a test run).
+        match args.first() {
+            Some(filter) => Criterion::default().with_filter(filter.as_str()),
+            None => Criterion::default(),
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick_mode = args.iter().any(|a| a == "--quick");
+    let mut c = criterion_for(&args);
     benches(&mut c, if quick_mode { 20 } else { 500 });
     c.final_summary();
 }
@@ -124,6 +141,27 @@ mod tests {
         assert_eq!(a.len(), b.len());
         for (x, y) in a.iter().zip(&b) {
             assert_eq!(x.to_string(), y.to_string(), "same seed, same position");
+        }
+    }
+
+    /// `cargo run --example bench_movegen` (no arguments, or a filter)
+    /// measures: criterion runs the routine for many iterations, not once
+    /// as in its test mode.
+    #[test]
+    fn a_plain_run_measures() {
+        for args in [vec![], vec!["count".to_string()]] {
+            let calls = std::sync::atomic::AtomicU64::new(0);
+            let dir = std::env::temp_dir().join(format!("bench-movegen-test-{}", std::process::id()));
+            let mut c = criterion_for(&args)
+                .warm_up_time(Duration::from_millis(5))
+                .measurement_time(Duration::from_millis(20))
+                .sample_size(10)
+                .nresamples(10)
+                .without_plots()
+                .output_directory(&dir);
+            c.bench_function("count", |b| b.iter(|| calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+            let _ = std::fs::remove_dir_all(&dir);
+            assert!(calls.into_inner() > 100, "{args:?}: criterion measured, it did not only test the routine");
         }
     }
 

@@ -2,10 +2,11 @@
 # Every test of the project, on a fresh machine: the Rust workspace (unit,
 # property, integration, example and doc tests, the web table's browser test
 # among them), then the Python package's suite (OpenSpiel, PettingZoo; it
-# makes its own virtual environment). Installs what the suites need:
+# makes its own virtual environment), built from source and as the
+# release wheel installed without Rust. Installs what the suites need:
 # Debian's Chromium and ChromeDriver (scripts/test-browser.sh --install),
 # Debian's tmux (scripts/test-terminal.sh --install),
-# Python packages from PyPI (scripts/test-python.sh).
+# Python packages from PyPI (scripts/test-python.sh, scripts/test-wheel.sh).
 # The README's test command; `.ci/run` runs it after fmt and clippy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,3 +22,6 @@ BOARDGAME_BROWSER_TEST=require BOARDGAME_TERMINAL_TEST=require cargo test --work
 
 echo "== the Python package (scripts/test-python.sh)"
 scripts/test-python.sh
+
+echo "== the prebuilt wheel, installed where there is no Rust (scripts/test-wheel.sh)"
+scripts/test-wheel.sh

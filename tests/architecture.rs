@@ -23,8 +23,15 @@ fn root() -> &'static Path {
 
 #[test]
 fn no_crate_has_an_import_cycle_between_its_modules() {
-    let crates =
-        ["boardgame-kit", "korovan-core", "caravan-core", "boardgame-cli", "boardgame-server", "boardgame-lab"];
+    let crates = [
+        "boardgame-kit",
+        "korovan-core",
+        "caravan-core",
+        "boardgame-sim",
+        "boardgame-cli",
+        "boardgame-server",
+        "boardgame-lab",
+    ];
     for name in crates {
         let graph = crate_graph(&root().join("crates").join(name).join("src"));
         assert!(graph.len() > 3, "{name}: the sources were found: {graph:?}");
@@ -32,6 +39,58 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
             panic!("{name}: import cycle between modules: {}", cycle.join(" -> "));
         }
     }
+}
+
+/// The names in the `[dependencies]` table of a crate's manifest (optional
+/// ones included; dev- and build-dependencies not).
+fn dependencies(name: &str) -> BTreeSet<String> {
+    let manifest = std::fs::read_to_string(root().join("crates").join(name).join("Cargo.toml")).unwrap();
+    let mut in_deps = false;
+    let mut deps = BTreeSet::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+        } else if in_deps && !line.is_empty() && !line.starts_with('#') {
+            let key = line.split(['=', '.']).next().unwrap_or("").trim();
+            deps.insert(key.to_string());
+        }
+    }
+    deps
+}
+
+/// What `name` depends on, directly or through the workspace's crates.
+fn closure(name: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![name.to_string()];
+    while let Some(c) = todo.pop() {
+        for d in dependencies(&c) {
+            if seen.insert(d.clone()) && root().join("crates").join(&d).is_dir() {
+                todo.push(d);
+            }
+        }
+    }
+    seen
+}
+
+/// The layers of docs/architecture.md: the libraries stand below the
+/// binary; the Python binding stands on the libraries alone (no command-line
+/// parser, no progress bar, no web server or balance lab in the wheel).
+#[test]
+fn the_binding_and_the_libraries_stand_below_the_command() {
+    let binding = closure("boardgame-py");
+    for crate_ in ["boardgame-kit", "korovan-core", "caravan-core", "boardgame-sim"] {
+        assert!(binding.contains(crate_), "boardgame-py reaches {crate_}: {binding:?}");
+    }
+    for above in ["boardgame-cli", "boardgame-server", "boardgame-lab", "clap", "indicatif", "axum", "tokio"] {
+        assert!(!binding.contains(above), "boardgame-py depends on {above}: {binding:?}");
+    }
+    for lib in ["boardgame-kit", "korovan-core", "caravan-core", "boardgame-sim"] {
+        let deps = closure(lib);
+        for above in ["boardgame-cli", "boardgame-py", "boardgame-server", "boardgame-lab", "clap", "indicatif"] {
+            assert!(!deps.contains(above), "{lib} depends on {above}: {deps:?}");
+        }
+    }
+    assert!(closure("boardgame-cli").contains("boardgame-sim"), "the command simulates with the library");
 }
 
 #[test]

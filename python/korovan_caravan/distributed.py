@@ -2,8 +2,9 @@
 ``pip install "./python[ray]"``).
 
     from korovan_caravan import distributed
-    result = distributed.simulate("korovan", games=100_000, agents="heuristic,random",
-                                  players=5, shards=64, address="auto")
+    # a local Ray (address=None); on a cluster: address="auto"
+    result = distributed.simulate("korovan", games=10_000, agents="heuristic,random",
+                                  players=5, shards=4)
 
 ``simulate`` cuts the seed range ``seed .. seed + games`` into ``shards``
 shards — shard ``i`` is exactly ``boardgame simulate --shard i/shards`` —,

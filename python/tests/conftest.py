@@ -50,8 +50,11 @@ def _boardgame_binary():
     if env:
         return env
     root = pathlib.Path(__file__).resolve().parents[2]
+    # cargo's target directory: CARGO_TARGET_DIR (relative to the
+    # repository, as cargo reads it from there) or ./target.
+    target = root / os.environ.get("CARGO_TARGET_DIR", "target")
     for profile in ("release", "debug"):
-        path = root / "target" / profile / "boardgame"
+        path = target / profile / "boardgame"
         if path.exists():
             return str(path)
     return shutil.which("boardgame")

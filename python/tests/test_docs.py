@@ -1,5 +1,6 @@
-"""Every Python example of docs/python.md and of the README runs (the
-documentation cannot drift from the API)."""
+"""Every Python example of docs/python.md and of the README runs, and the Ray
+example of docs/scale.md without a cluster (the documentation cannot drift
+from the API)."""
 
 import pathlib
 import re
@@ -9,6 +10,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "python.md"
 README = ROOT / "README.md"
+SCALE = ROOT / "docs" / "scale.md"
 
 
 def examples():
@@ -16,6 +18,8 @@ def examples():
     for path in (DOC, README):
         if path.exists():
             found += re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+    if SCALE.exists():
+        found += [c for c in re.findall(r"```python\n(.*?)```", SCALE.read_text(), flags=re.S) if "distributed" in c]
     return found
 
 
@@ -31,4 +35,11 @@ def test_example_runs(code, capsys):
         pytest.importorskip("pyspiel")
     if "pettingzoo" in code:
         pytest.importorskip("pettingzoo")
-    exec(compile(code, str(DOC), "exec"), {"__name__": "__doc_example__"})
+    if "distributed" in code:
+        ray = pytest.importorskip("ray")
+        assert not ray.is_initialized(), "the example must start its own Ray, with no cluster"
+    try:
+        exec(compile(code, str(DOC), "exec"), {"__name__": "__doc_example__"})
+    finally:
+        if "distributed" in code:
+            ray.shutdown()

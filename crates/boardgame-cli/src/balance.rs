@@ -40,6 +40,7 @@ impl From<LabError> for Failure {
 #[derive(Args, Debug)]
 pub struct BalanceArgs {
     /// The game.
+    #[arg(value_parser = crate::games::game_parser())]
     game: GameName,
     /// Player counts to sweep: `3..9` (inclusive), `3,5,7` or `5`; the
     /// same as `--sweep players=…`, swept first.

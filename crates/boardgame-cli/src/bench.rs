@@ -9,12 +9,13 @@ use boardgame_kit::{Agent, GameRng, IsMctsAgent, Turn, playout, sample_chance};
 use clap::Args;
 
 use crate::error::CliError;
-use crate::games::{CliGame, GameName, build_config, with_game};
+use crate::games::{CliGame, GameName, SimGame, build_config, with_game};
 
 /// Arguments of `boardgame bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// The game (default: every game).
+    #[arg(value_parser = crate::games::game_parser())]
     game: Option<GameName>,
     /// Only this player count (default: the counts that matter per game).
     #[arg(long, short = 'p')]

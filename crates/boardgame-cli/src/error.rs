@@ -30,3 +30,12 @@ impl From<std::io::Error> for CliError {
         CliError::Runtime(e.to_string())
     }
 }
+
+impl From<boardgame_sim::SimError> for CliError {
+    fn from(e: boardgame_sim::SimError) -> Self {
+        match e {
+            boardgame_sim::SimError::Usage(m) => CliError::Usage(m),
+            boardgame_sim::SimError::Runtime(m) => CliError::Runtime(m),
+        }
+    }
+}

@@ -1,13 +1,12 @@
-//! The library half of the `boardgame` command: the engines and agents by
-//! name ([`games`], [`agents`]), and simulations over a seed range with
-//! their mergeable results ([`simulate`]). The binary (`src/main.rs`) and
-//! the Python binding (`korovan_caravan.distributed`) both call it, so a shard
-//! simulated from Python is the file `boardgame simulate --json --shard I/K`
-//! writes, and merges as `boardgame merge` does.
+//! The library half of the `boardgame` command: what its subcommands share
+//! besides the simulation library ([`boardgame_sim`], whose [`agents`] and
+//! [`simulate`] steps are re-exported here): the engines' command-line
+//! adapters ([`games`]), the command's error ([`error`]) and the arguments
+//! and output of `simulate`, `demo` and `merge` ([`simulate`]).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod agents;
+pub use boardgame_sim::agents;
 pub mod error;
 pub mod games;
 pub mod simulate;

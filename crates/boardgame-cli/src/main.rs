@@ -14,8 +14,9 @@ mod replay;
 #[cfg(feature = "serve")]
 mod serve;
 
-// The library half (`src/lib.rs`), shared with the Python binding: engines
-// and agents by name, simulations and their merge.
+// The library half (`src/lib.rs`): the engines' adapters, the error, the
+// simulate/merge arguments (the steps are boardgame-sim's, which the Python
+// binding shares).
 use boardgame_cli::{agents, error, games, simulate};
 
 use std::process::ExitCode;
@@ -26,7 +27,7 @@ use crate::error::CliError;
 
 const EXAMPLES: &str = "\
 Games: korovan (3-9 players), caravan (2-4 players).
-Agents: random, heuristic, ismcts:N, flatmc:N (N iterations per move, or a time such as 200ms).
+Agents: random, heuristic, ismcts:N, ismcts-h:N, flatmc:N (N iterations per move, or a time such as 200ms).
 
 Examples:
   boardgame demo                                           both games, 1000 games each, heuristic vs random

@@ -14,6 +14,7 @@ use crate::games::{CliGame, GameName, GameOpts, build_config, with_game};
 #[derive(Args, Debug)]
 pub struct PerftArgs {
     /// The game.
+    #[arg(value_parser = crate::games::game_parser())]
     game: GameName,
     #[command(flatten)]
     opts: GameOpts,

@@ -27,6 +27,7 @@ use crate::games::{CliGame, GameName, GameOpts, build_config, seats_of, with_gam
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// The game.
+    #[arg(value_parser = crate::games::game_parser())]
     game: GameName,
     #[command(flatten)]
     opts: GameOpts,
@@ -35,7 +36,8 @@ pub struct PlayArgs {
     seat: usize,
     /// The bots, in seat order (your seat skipped), comma-separated; the
     /// last one listed fills the seats left. Names: random, heuristic,
-    /// ismcts:N, flatmc:N (N iterations per move, or a time like 200ms).
+    /// ismcts:N, ismcts-h:N, flatmc:N (N iterations per move, or a time
+    /// like 200ms).
     /// By default the engine's heuristic (random for a game without one).
     #[arg(long)]
     agents: Option<String>,

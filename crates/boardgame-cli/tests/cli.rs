@@ -464,3 +464,26 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1() {
     assert_eq!(stderr(&o).trim_end().lines().count(), 1);
     assert!(stderr(&o).starts_with("error: "));
 }
+
+// ---------------------------------------------------------------- help
+
+/// The help of every command that takes agents names every agent the kit
+/// builds (`ismcts-h:N` among them, the one the docs recommend), and the
+/// commands that take a game list the two games, not the hidden test game.
+#[test]
+fn help_names_every_agent_and_game() {
+    for cmd in ["simulate", "play", "balance"] {
+        let help = ok(&[cmd, "--help"]);
+        for agent in ["random", "heuristic", "ismcts:N", "ismcts-h:N", "flatmc:N"] {
+            assert!(help.contains(agent), "`{cmd} --help` omits {agent}: {help}");
+        }
+    }
+    assert!(ok(&["--help"]).contains("ismcts-h:N"));
+    for cmd in ["simulate", "play", "perft", "bench", "balance"] {
+        let help = ok(&[cmd, "--help"]);
+        assert!(help.contains("korovan") && help.contains("caravan"), "`{cmd} --help`: {help}");
+        assert!(!help.contains("nim"), "`{cmd} --help` shows the test game: {help}");
+    }
+    // The hidden game is still accepted.
+    assert!(ok(&["perft", "nim", "--depth", "1"]).contains("depth"));
+}

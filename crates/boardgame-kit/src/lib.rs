@@ -62,3 +62,9 @@ pub use search::{
     score_margin_returns,
 };
 pub use words::{Lang, Words, check_words, check_words_in_game, fill, marked_section};
+
+// The crate's README (its page on crates.io): its Rust snippet is compiled
+// and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

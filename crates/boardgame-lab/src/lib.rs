@@ -55,3 +55,9 @@ pub use game::{DealKind, LabGame};
 pub use report::{markdown, write_report};
 pub use run::{CellResult, LAB_FORMAT, LabResults, Study, WorthResult, entrants_for, run_study, units_to_share};
 pub use sweep::{Cell, MAX_SWEEP_VALUES, Setting, Sweep, grid, set_path, settings_text, value_text};
+
+// The crate's README (its page on crates.io): its Rust snippet is compiled
+// and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -759,7 +759,7 @@ fn simulate_json(
     threads: Option<&Bound<'_, PyAny>>,
     fixed_seats: bool,
 ) -> PyResult<String> {
-    use boardgame_cli::{games::GameName, simulate};
+    use boardgame_sim::{games::GameName, simulate};
     let name = GameName::from_cli_name(game)
         .ok_or_else(|| value_error(format!("unknown game `{game}` (games: {})", ENGINE_NAMES.join(", "))))?;
     let shard = shard.map(|(i, k)| simulate::Shard::new(i, k)).transpose().map_err(value_error)?;
@@ -779,7 +779,7 @@ fn simulate_json(
         shard,
         fixed_seats,
     };
-    let results = py.detach(move || simulate::simulate_spec(&spec, false)).map_err(|e| value_error(e.message()))?;
+    let results = py.detach(move || simulate::simulate_spec(&spec)).map_err(|e| value_error(e.to_string()))?;
     Ok(simulate::to_json(&results))
 }
 
@@ -788,7 +788,7 @@ fn simulate_json(
 /// `ValueError`) for results of different experiments or overlapping seeds.
 #[pyfunction]
 fn merge_results(results: Vec<String>) -> PyResult<String> {
-    use boardgame_cli::simulate;
+    use boardgame_sim::simulate;
     let mut acc: Option<simulate::SimResults> = None;
     for (i, text) in results.iter().enumerate() {
         simulate::merge_text(&mut acc, text).map_err(|e| value_error(format!("result {i}: {e}")))?;

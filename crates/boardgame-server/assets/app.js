@@ -351,6 +351,23 @@ window.genericRenderer = genericRenderer;
 
 // ---------------------------------------------------------------- replay
 
+// Records carry 64-bit seeds, JSON numbers above 2^53 that a JavaScript
+// number rounds (11701158831775379941 would become 11701158831775380000).
+// So the replay page never turns a record into JavaScript values: it keeps
+// the record's text as the server sent it or as it was pasted, checks only
+// that it is JSON, and sends that text itself inside the request.
+async function recordRequest(method, path, text) {
+  const init = text === undefined ? { method } : { method, headers: { "Content-Type": "application/json" }, body: text };
+  const r = await fetch(path, init);
+  const body = await r.text();
+  if (!r.ok) {
+    let message = null;
+    try { message = JSON.parse(body).error; } catch (_) { message = null; }
+    throw new Error(message || ("HTTP " + r.status));
+  }
+  return body;
+}
+
 async function replay() {
   document.title = t("replay.h");
   const p = new URLSearchParams(location.hash.slice(1));
@@ -359,13 +376,14 @@ async function replay() {
   const seatSel = el("select", { id: "replay-seat" });
   const err = el("div", { class: "error" });
   const viewer = el("div", { id: "replay-viewer" });
-  let record = null;
   const load = async () => {
     err.textContent = "";
     try {
-      record = JSON.parse(input.value);
+      const text = input.value;
+      JSON.parse(text); // only a syntax check: the text itself is sent
       const seat = Number(seatSel.value || 0);
-      const data = await api("POST", "/api/replay", { record, seat });
+      // The response holds no seed: parsing it is safe.
+      const data = JSON.parse(await recordRequest("POST", "/api/replay", '{"record":' + text + ',"seat":' + seat + "}"));
       if (seatSel.options.length !== data.players) {
         seatSel.replaceChildren();
         for (let s = 0; s < data.players; s++) seatSel.append(el("option", { value: s, selected: s === seat }, t("replay.as_seat", { n: s })));
@@ -380,8 +398,7 @@ async function replay() {
     viewer);
   if (p.get("table")) {
     try {
-      const rec = await api("GET", "/api/tables/" + p.get("table") + "/record");
-      input.value = JSON.stringify(rec);
+      input.value = await recordRequest("GET", "/api/tables/" + p.get("table") + "/record");
       await load();
     } catch (e) { err.textContent = e.message; }
   }

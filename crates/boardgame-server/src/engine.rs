@@ -214,14 +214,15 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         let seed = token::random_seed().map_err(ApiError::entropy)?;
         let mut driver =
             Driver::<G>::new(&config, seed).map_err(|e| ApiError::unprocessable("bad_config", e.to_string()))?;
-        let _ = &mut driver;
-        let secrets = seats
+        let secrets: Vec<(String, Option<String>)> = seats
             .iter()
             .map(|s| match s {
                 Seat::Human { token } => ("human".to_string(), Some(token.clone())),
                 Seat::Bot(spec) => (spec.to_string(), None),
             })
             .collect();
+        // The record names every seat: `human` or the bot's agent.
+        driver.set_agent_names(secrets.iter().map(|(name, _)| name.clone()).collect());
         let cell = TableCell::new(id, seats, unix_now(), driver, shared.clone());
         cell.start(self.agents);
         Ok(Created { table: cell, seats: secrets })

@@ -195,3 +195,9 @@ impl Server {
         result
     }
 }
+
+// The crate's README (its page on crates.io): its Rust snippet is compiled
+// and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

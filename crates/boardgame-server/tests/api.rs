@@ -241,6 +241,7 @@ async fn a_finished_table_refuses_actions_and_publishes_its_record() {
     let record: Value =
         s.client.get(s.url(&format!("/api/tables/{id}/record"))).send().await.unwrap().json().await.unwrap();
     assert_eq!(record["engine"], "caravan");
+    assert_eq!(record["agents"], json!(["human", "human"]), "one name per seat (docs/serve.md)");
     assert_eq!(record["actions"].as_array().unwrap().len(), 10, "8 draws and 2 passes");
     let record: boardgame_kit::GameRecord<caravan_core::CaravanConfig> = serde_json::from_value(record).unwrap();
     assert!(record.is_complete::<caravan_core::Caravan>().unwrap());

@@ -434,6 +434,39 @@ async fn play_caravan(d: &Driver, base: &str, lang: &str) {
     d.wait("#caravan-board").await;
 }
 
+/// Records carry 64-bit seeds, above 2^53 where JavaScript numbers round:
+/// the replay page (on the finished table's record) shows the record's seed
+/// digit for digit, and a pasted record's seed reaches the server unrounded
+/// (the page's requests are spied on). Runs on the replay page of a
+/// finished table.
+async fn replay_keeps_64_bit_seeds(d: &Driver, base: &str) {
+    let table = d.exec("return new URLSearchParams(location.hash.slice(1)).get('table')").await;
+    let table = table.as_str().expect("the replay page of a table").to_string();
+    let served: Value = reqwest::get(format!("{base}/api/tables/{table}/record")).await.unwrap().json().await.unwrap();
+    let seed = served["seed"].as_u64().expect("the record has a seed");
+    let shown = d.exec("return document.getElementById('record-input').value").await;
+    let shown: Value = serde_json::from_str(shown.as_str().unwrap()).expect("the page shows the record as JSON");
+    assert_eq!(shown["seed"].as_u64(), Some(seed), "the page shows the record's seed {seed} unrounded");
+
+    let big: u64 = 11_701_158_831_775_379_941;
+    assert!(big > 1 << 53 && (big as f64) as u64 != big, "a seed a JavaScript number rounds");
+    let mut pasted = served.clone();
+    pasted["seed"] = json!(big);
+    let script = format!(
+        "window.__sent = []; const f = window.fetch; \
+         window.fetch = (u, o) => {{ if (o && o.body) window.__sent.push(o.body); return f(u, o); }}; \
+         document.getElementById('replay-viewer').replaceChildren(); \
+         document.getElementById('record-input').value = {};",
+        serde_json::to_string(&pasted.to_string()).unwrap()
+    );
+    d.exec(&script).await;
+    d.click(&d.wait("#replay-load").await).await;
+    d.wait("#replay-step").await;
+    let sent = d.exec("return window.__sent.join('\\n')").await;
+    let sent = sent.as_str().unwrap_or_default();
+    assert!(sent.contains(&format!("\"seed\":{big}")), "the replay request carries the seed {big}: {sent}");
+}
+
 async fn play_korovan(d: &Driver, base: &str, lang: &str) {
     d.resize(WIDE, 900).await;
     d.goto(&format!("{base}/?lang={lang}")).await;
@@ -530,6 +563,9 @@ async fn play_both_games_by_clicking() {
     let d = Driver::start(&chromedriver).await;
     for lang in ["en", "ru"] {
         play_caravan(&d, &server.base, lang).await;
+        if lang == "en" {
+            replay_keeps_64_bit_seeds(&d, &server.base).await;
+        }
         play_korovan(&d, &server.base, lang).await;
     }
     d.cmd("DELETE", "", None).await;

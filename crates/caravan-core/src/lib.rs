@@ -110,3 +110,9 @@ pub use observation::{CaravanObservation, GLOBAL_SCALARS, PLANES, PLAYER_SCALARS
 pub use rules::allowance;
 pub use setup::{CaravanSetup, PlacedCamel};
 pub use state::{Caravan, Cargo, EndKind};
+
+// The crate's README (its page on crates.io): its Rust snippet is compiled
+// and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

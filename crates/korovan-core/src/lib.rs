@@ -78,3 +78,9 @@ pub use error::{IllegalReason, KorovanError, SetupError};
 pub use observation::{KorovanObservation, TENSOR_LEN};
 pub use setup::{KorovanSetup, RowSetup};
 pub use state::{Card, HelperLog, Korovan, Phase};
+
+// The crate's README (its page on crates.io): its Rust snippet is compiled
+// and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -5,14 +5,14 @@
 
 use boardgame_kit::{Agent, AgentSpec, Bots, Entrant};
 
-use crate::error::CliError;
+use crate::SimError;
 
 /// Parses a comma-separated agent list.
 ///
 /// # Errors
 /// A usage error naming the first unknown agent.
-pub fn parse_list(text: &str) -> Result<Vec<AgentSpec>, CliError> {
-    text.split(',').map(|s| s.parse::<AgentSpec>().map_err(|e| CliError::Usage(e.to_string()))).collect()
+pub fn parse_list(text: &str) -> Result<Vec<AgentSpec>, SimError> {
+    text.split(',').map(|s| s.parse::<AgentSpec>().map_err(|e| SimError::Usage(e.to_string()))).collect()
 }
 
 /// `specs` stretched to `seats` agents: the last agent listed fills the
@@ -21,14 +21,14 @@ pub fn parse_list(text: &str) -> Result<Vec<AgentSpec>, CliError> {
 ///
 /// # Errors
 /// A usage error when more agents than seats are listed.
-pub fn fit(specs: &[AgentSpec], seats: usize, what: &str) -> Result<Vec<AgentSpec>, CliError> {
+pub fn fit(specs: &[AgentSpec], seats: usize, what: &str) -> Result<Vec<AgentSpec>, SimError> {
     match specs.last() {
         Some(&last) if specs.len() <= seats => {
             let mut all = specs.to_vec();
             all.resize(seats, last);
             Ok(all)
         }
-        _ => Err(CliError::Usage(format!("--agents lists {} agents but {what} {seats}", specs.len()))),
+        _ => Err(SimError::Usage(format!("--agents lists {} agents but {what} {seats}", specs.len()))),
     }
 }
 
@@ -36,16 +36,16 @@ pub fn fit(specs: &[AgentSpec], seats: usize, what: &str) -> Result<Vec<AgentSpe
 ///
 /// # Errors
 /// A usage error ("unknown agent") when this engine lacks it.
-pub fn build<G: Bots>(spec: AgentSpec) -> Result<Box<dyn Agent<G>>, CliError> {
-    spec.build::<G>().map_err(|e| CliError::Usage(e.to_string()))
+pub fn build<G: Bots>(spec: AgentSpec) -> Result<Box<dyn Agent<G>>, SimError> {
+    spec.build::<G>().map_err(|e| SimError::Usage(e.to_string()))
 }
 
 /// An arena entrant of `spec` (checked first, so building cannot fail later).
 ///
 /// # Errors
 /// As [`build`].
-pub fn entrant<G: Bots>(spec: AgentSpec) -> Result<Entrant<G>, CliError> {
-    spec.entrant::<G>().map_err(|e| CliError::Usage(e.to_string()))
+pub fn entrant<G: Bots>(spec: AgentSpec) -> Result<Entrant<G>, SimError> {
+    spec.entrant::<G>().map_err(|e| SimError::Usage(e.to_string()))
 }
 
 #[cfg(test)]
@@ -59,10 +59,10 @@ mod tests {
         let list = parse_list("random,ismcts:5,flatmc:250ms").unwrap();
         assert_eq!(list.len(), 3);
         match parse_list("random,chess") {
-            Err(CliError::Usage(m)) => assert!(m.starts_with("unknown agent `chess`"), "{m}"),
+            Err(SimError::Usage(m)) => assert!(m.starts_with("unknown agent `chess`"), "{m}"),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(parse_list("random,,random"), Err(CliError::Usage(_))));
+        assert!(matches!(parse_list("random,,random"), Err(SimError::Usage(_))));
     }
 
     #[test]
@@ -73,13 +73,13 @@ mod tests {
         assert_eq!(fit(&three, 3, "seats").unwrap(), three);
         let four = fit(&three, 4, "seats").unwrap();
         assert_eq!(four[3], three[2], "the last agent fills the seats left");
-        assert!(matches!(fit(&three, 2, "seats"), Err(CliError::Usage(_))));
+        assert!(matches!(fit(&three, 2, "seats"), Err(SimError::Usage(_))));
     }
 
     #[test]
     fn an_engine_without_a_heuristic_says_unknown_agent() {
         match build::<HiddenNim>(AgentSpec::Heuristic) {
-            Err(CliError::Usage(m)) => assert!(m.starts_with("unknown agent `heuristic`"), "{m}"),
+            Err(SimError::Usage(m)) => assert!(m.starts_with("unknown agent `heuristic`"), "{m}"),
             _ => panic!("nim has no heuristic agent"),
         }
         assert!(build::<HiddenNim>(AgentSpec::IsMcts(Budget::Iterations(3))).is_ok());
