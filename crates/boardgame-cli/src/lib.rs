@@ -10,4 +10,5 @@
 pub mod agents;
 pub mod error;
 pub mod games;
+pub mod input;
 pub mod simulate;

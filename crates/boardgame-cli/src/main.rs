@@ -16,7 +16,7 @@ mod serve;
 
 // The library half (`src/lib.rs`), shared with the Python binding: engines
 // and agents by name, simulations and their merge.
-use boardgame_cli::{agents, error, games, simulate};
+use boardgame_cli::{agents, error, games, input, simulate};
 
 use std::process::ExitCode;
 
@@ -26,7 +26,8 @@ use crate::error::CliError;
 
 const EXAMPLES: &str = "\
 Games: korovan (3-9 players), caravan (2-4 players).
-Agents: random, heuristic, ismcts:N, flatmc:N (N iterations per move, or a time such as 200ms).
+Agents: random, heuristic, ismcts:N, flatmc:N (N iterations per move, at most 10000000, or a time such as
+200ms, at most 600s).
 
 Examples:
   boardgame demo                                           both games, 1000 games each, heuristic vs random

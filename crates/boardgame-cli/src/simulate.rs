@@ -101,13 +101,21 @@ pub struct SimSpec {
     pub fixed_seats: bool,
 }
 
+/// The most worker threads a simulation takes (`--threads`, and
+/// [`SimSpec::threads`] from the Python binding).
+pub const MAX_THREADS: usize = 1024;
+
 /// Plays the simulation `spec` and returns its results: what
 /// `boardgame simulate --json` writes for the same arguments
 /// ([`to_json`]). `progress`: a progress bar on a terminal's stderr.
 ///
 /// # Errors
-/// Usage errors for bad arguments, runtime errors when a game fails.
+/// Usage errors for bad arguments (threads outside `1..=`[`MAX_THREADS`]
+/// included), runtime errors when a game fails.
 pub fn simulate_spec(spec: &SimSpec, progress: bool) -> Result<SimResults, CliError> {
+    if !(1..=MAX_THREADS).contains(&spec.threads) {
+        return Err(CliError::Usage(format!("threads must be in 1..={MAX_THREADS}, got {}", spec.threads)));
+    }
     with_game!(spec.game, G => simulate::<G>(spec, progress))
 }
 
@@ -194,7 +202,8 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
 /// Arguments of `boardgame merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// JSON results of `simulate --json` of the same game, config and agents.
+    /// JSON results of `simulate --json` of the same game, config and agents
+    /// (each file at most 16 MiB).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print the merged JSON instead of the table.
@@ -314,7 +323,7 @@ impl Target {
 fn threads(args: &SimulateArgs) -> usize {
     match args.threads {
         Some(t) => t as usize,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(MAX_THREADS),
     }
 }
 
@@ -697,8 +706,7 @@ pub fn merge_text(acc: &mut Option<SimResults>, text: &str) -> Result<(), String
 pub fn merge(args: MergeArgs) -> Result<(), CliError> {
     let mut acc: Option<SimResults> = None;
     for path in &args.files {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", path.display())))?;
+        let text = crate::input::read_capped(path, crate::input::MAX_RESULTS_BYTES, "result file")?;
         merge_text(&mut acc, &text).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
     }
     let Some(r) = acc else {
