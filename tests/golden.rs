@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use boardgames::caravan::{Caravan, CaravanConfig};
+use boardgames::caravan::{Caravan, CaravanConfig, CaravanHeuristic};
 use boardgames::kit::{Agent, Game, GameRecord, RandomAgent, play_game};
 use boardgames::korovan::{Korovan, KorovanConfig};
 use serde::{Deserialize, Serialize};
@@ -34,9 +34,21 @@ fn check<G: Game + std::fmt::Display>(name: &str, config: G::Config, seed: u64)
 where
     G::Config: Serialize + for<'de> Deserialize<'de>,
 {
+    check_with::<G>(name, config, seed, || Box::new(RandomAgent));
+}
+
+/// [`check`] with an agent of `agent` in every seat.
+fn check_with<G: Game + std::fmt::Display>(
+    name: &str,
+    config: G::Config,
+    seed: u64,
+    agent: impl Fn() -> Box<dyn Agent<G>>,
+) where
+    G::Config: Serialize + for<'de> Deserialize<'de>,
+{
     let n = G::new_game(&config).expect("golden configs are valid").num_players();
-    let mut agents: Vec<RandomAgent> = vec![RandomAgent; n];
-    let mut refs: Vec<&mut dyn Agent<G>> = agents.iter_mut().map(|a| a as &mut dyn Agent<G>).collect();
+    let mut agents: Vec<Box<dyn Agent<G>>> = (0..n).map(|_| agent()).collect();
+    let mut refs: Vec<&mut dyn Agent<G>> = agents.iter_mut().map(|a| &mut **a as &mut dyn Agent<G>).collect();
     let played = play_game::<G>(&config, &mut refs, seed).expect("the game plays");
     let scores: Vec<i32> = (0..n).map(|s| played.state.score(s)).collect();
     let fresh = Golden { record: played.record, scores, render: played.state.to_string() };
@@ -74,4 +86,23 @@ fn caravan_golden_games() {
         let config = CaravanConfig { players, max_turns: 120, ..CaravanConfig::default() };
         check::<Caravan>(&format!("caravan-{players}p-seed{seed}"), config, seed);
     }
+}
+
+/// C-6.1, C-7.2 (rules version 2): a game of heuristic players whose last
+/// turn (`max_turns` 15) ends with the 4th pick-up since a refill; its record
+/// ends with that refill's 4 draws (version 1 ended the game without them).
+#[test]
+fn caravan_golden_game_with_the_last_turns_refill() {
+    let config = CaravanConfig { players: 2, max_turns: 15, ..CaravanConfig::default() };
+    check_with::<Caravan>("caravan-2p-heuristic-seed152", config, 152, || Box::new(CaravanHeuristic::new()));
+    let text = std::fs::read_to_string(dir().join("caravan-2p-heuristic-seed152.json")).expect("golden file");
+    let golden: Golden<CaravanConfig> = serde_json::from_str(&text).expect("golden file parses");
+    let ids = &golden.record.actions;
+    let last: Vec<String> = ids[ids.len() - 4..]
+        .iter()
+        .map(|&id| Caravan::action_from_id(&config, id).expect("a known id").to_string())
+        .collect();
+    assert!(last.iter().all(|a| a.starts_with("draw ")), "the record ends with the refill's draws: {last:?}");
+    let before = Caravan::action_from_id(&config, ids[ids.len() - 5]).expect("a known id").to_string();
+    assert!(before.starts_with("pick "), "the 4th pick-up comes right before them: {before}");
 }

@@ -178,7 +178,11 @@ class BoardGameState(pyspiel.State):
         callable giving floats in [0, 1)) or an integer seed. The new state
         has no history of its own (the hidden part of it never happened)."""
         if callable(probability_sampler):
-            seed = int(probability_sampler() * 2.0**53)
+            u = probability_sampler()
+            if not isinstance(u, (int, float)) or isinstance(u, bool) or not 0.0 <= u < 1.0:
+                # NaN fails the comparison too
+                raise ValueError(f"the sampler returned {u!r}, not a float in [0, 1)")
+            seed = int(u * 2.0**53)
         else:
             seed = int(probability_sampler)
         return BoardGameState(self.get_game(), self.inner.resample_from_infostate(player_id, seed))

@@ -25,6 +25,7 @@ single-agent ``VectorEnv``.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, Optional
 
 import numpy as np
@@ -51,6 +52,16 @@ class VectorEnv:
     arrays, which Rust fills directly (nothing is copied). ``copy=False``:
     every call returns the same arrays, overwritten by the next call — the
     fastest, for a loop that consumes the arrays before stepping again.
+
+    Threads may share one ``VectorEnv``: each call (``reset``, ``step``,
+    ``sample_legal``, the buffer properties, ``threads = …``) holds the
+    env's lock, so numpy never reads the arrays while Rust writes them and
+    no call sees half of another's step. The calls of several threads still
+    interleave: an action drawn by ``sample_legal`` in one thread may be
+    refused by ``step`` (``InvalidActionError``) if another thread stepped
+    in between — draw and step under one lock of your own (or use one env
+    per thread) when that matters. With ``copy=False`` the arrays a call
+    returned are overwritten by the next call of any thread.
     """
 
     def __init__(
@@ -63,6 +74,7 @@ class VectorEnv:
         copy: bool = True,
         **config: Any,
     ) -> None:
+        self._lock = threading.RLock()
         self._core = _VectorCore(game, num_envs, players, seed, threads, json.dumps(config))
         self.num_envs: int = self._core.num_envs
         self.num_players: int = self._core.num_players
@@ -102,7 +114,8 @@ class VectorEnv:
 
     @threads.setter
     def threads(self, threads: int) -> None:
-        self._core.threads = threads
+        with self._lock:
+            self._core.threads = threads
 
     @property
     def seed(self) -> int:
@@ -111,11 +124,13 @@ class VectorEnv:
 
     def current_seed(self, game: int) -> int:
         """The seed of the game slot ``game`` plays now."""
-        return self._core.current_seed(game)
+        with self._lock:
+            return self._core.current_seed(game)
 
     def finished(self, game: int) -> int:
         """How many games slot ``game`` has finished."""
-        return self._core.finished(game)
+        with self._lock:
+            return self._core.finished(game)
 
     # ---------------------------------------------------------- Gymnasium
     def _make_spaces(self):
@@ -195,35 +210,40 @@ class VectorEnv:
     @property
     def current_player(self) -> np.ndarray:
         """The seat to move in each game (int32, shape ``(num_envs,)``)."""
-        return self._out[0].view(np.int32)
+        with self._lock:
+            return self._out[0].view(np.int32)
 
     @property
     def legal_count(self) -> np.ndarray:
         """The number of legal actions of each game (int32)."""
-        return self._out[2].view(np.int32)
+        with self._lock:
+            return self._out[2].view(np.int32)
 
     @property
     def legal_mask(self) -> Optional[np.ndarray]:
         """uint8 ``(num_envs, num_actions)``, 1 at legal ids (``None`` for an
         engine whose legal format is ``"ids"``)."""
-        return self._out[3] if self.legal_format == "mask" else None
+        with self._lock:
+            return self._out[3] if self.legal_format == "mask" else None
 
     @property
     def legal_ids(self) -> Optional[np.ndarray]:
         """int32 ``(num_envs, max_legal)``: legal ids in the engine's order,
         then ``-1`` (``None`` for an engine whose legal format is ``"mask"``)."""
-        return self._out[4].view(np.int32) if self.legal_format == "ids" else None
+        with self._lock:
+            return self._out[4].view(np.int32) if self.legal_format == "ids" else None
 
     # ------------------------------------------------------------ stepping
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
         """Restarts every game: slot ``i`` from seed ``seed + i`` (``seed``
         defaults to the batch seed, so ``reset()`` replays the same games).
         Returns ``(obs, info)``."""
-        self._core.reset(self._core.seed if seed is None else seed)
-        out = self._new_buffers() if self.copy else self._out
-        self._core.observe_into(*out)
-        self._out = out
-        return out[1], self._info()
+        with self._lock:
+            self._core.reset(self._core.seed if seed is None else seed)
+            out = self._new_buffers() if self.copy else self._out
+            self._core.observe_into(*out)
+            self._out = out
+            return out[1], self._info()
 
     def step(self, actions):
         """Plays ``actions[i]`` (an action id for the seat to move) in game
@@ -242,33 +262,35 @@ class VectorEnv:
                 raise err
             a = a.astype(np.int64)
         a = np.ascontiguousarray(a)
-        out = self._new_buffers() if self.copy else self._out
-        self._core.step_into(a, *out)
-        self._out = out
-        player, obs, _, _, _, rewards, done = out
-        terminations = done.view(np.bool_)
-        truncations = self._truncations.copy() if self.copy else self._truncations
-        return obs, rewards, terminations, truncations, self._info()
+        with self._lock:
+            out = self._new_buffers() if self.copy else self._out
+            self._core.step_into(a, *out)
+            self._out = out
+            player, obs, _, _, _, rewards, done = out
+            terminations = done.view(np.bool_)
+            truncations = self._truncations.copy() if self.copy else self._truncations
+            return obs, rewards, terminations, truncations, self._info()
 
     def sample_legal(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
         """A uniformly random legal action id for every game (int64), drawn
         with numpy (vectorised: no Python loop over games)."""
         rng = np.random.default_rng() if rng is None else rng
         n = self.num_envs
-        count = self._out[2].astype(np.int64)
-        k = (rng.random(n) * count).astype(np.int64)
-        if self.legal_format == "mask":
-            # every legal entry's flat position, row after row (a bool view:
-            # numpy scans it ~8x faster than uint8); row i's first one is at
-            # the sum of the counts before it
-            legal = np.flatnonzero(self._out[3].view(np.bool_))
-            at = np.cumsum(count)
-            at -= count
-            at += k
-            picked = legal[at]
-            picked -= self._row_starts
-            return picked
-        return self._out[4][self._rows, k].astype(np.int64)
+        with self._lock:
+            count = self._out[2].astype(np.int64)
+            k = (rng.random(n) * count).astype(np.int64)
+            if self.legal_format == "mask":
+                # every legal entry's flat position, row after row (a bool
+                # view: numpy scans it ~8x faster than uint8); row i's first
+                # one is at the sum of the counts before it
+                legal = np.flatnonzero(self._out[3].view(np.bool_))
+                at = np.cumsum(count)
+                at -= count
+                at += k
+                picked = legal[at]
+                picked -= self._row_starts
+                return picked
+            return self._out[4][self._rows, k].astype(np.int64)
 
     def close(self) -> None:
         """Nothing to release (Gymnasium's interface)."""

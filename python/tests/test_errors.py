@@ -212,7 +212,10 @@ def test_rng_bad_arguments():
         with pytest.raises(TypeError):
             call(arg)
     assert rng.weighted([]) is None and rng.weighted([0, 0]) is None
-    assert rng.index(0) == 0
+    # issue 22 item 12: there is no index in 0..0
+    with pytest.raises(ValueError, match="n >= 1"):
+        rng.index(0)
+    assert rng.index(1) == 0
 
 
 def test_rng_matches_the_kits_golden_values():

@@ -9,4 +9,5 @@
 pub use boardgame_sim::agents;
 pub mod error;
 pub mod games;
+pub mod input;
 pub mod simulate;

@@ -17,7 +17,7 @@ mod serve;
 // The library half (`src/lib.rs`): the engines' adapters, the error, the
 // simulate/merge arguments (the steps are boardgame-sim's, which the Python
 // binding shares).
-use boardgame_cli::{agents, error, games, simulate};
+use boardgame_cli::{agents, error, games, input, simulate};
 
 use std::process::ExitCode;
 
@@ -27,7 +27,8 @@ use crate::error::CliError;
 
 const EXAMPLES: &str = "\
 Games: korovan (3-9 players), caravan (2-4 players).
-Agents: random, heuristic, ismcts:N, ismcts-h:N, flatmc:N (N iterations per move, or a time such as 200ms).
+Agents: random, heuristic, ismcts:N, ismcts-h:N, flatmc:N (N iterations per move, at most 10000000, or a
+time such as 200ms, at most 600s).
 
 Examples:
   boardgame demo                                           both games, 1000 games each, heuristic vs random

@@ -234,6 +234,22 @@ fn session<G: PlayInput>(args: &PlayArgs, input: &mut impl BufRead, out: &mut im
             bots.push(Some(agent));
         }
     }
+    // Whatever happens in the game (the end, a quit, an error), the record
+    // of what was played is written: the file is created before the game
+    // starts (and before anything is shown), so a path that cannot be
+    // written is refused at once, not after the game.
+    let mut file = match &args.record {
+        Some(path) => Some((
+            path,
+            std::fs::File::create(path).map_err(|e| {
+                CliError::Runtime(format!(
+                    "cannot write the record to {}: {e} (checked before the game starts)",
+                    path.display()
+                ))
+            })?,
+        )),
+        None => None,
+    };
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let mut driver = Driver::<G>::new(&config, seed).map_err(|e| CliError::Usage(e.to_string()))?;
     driver.set_agent_names(names.clone());
@@ -257,16 +273,6 @@ fn session<G: PlayInput>(args: &PlayArgs, input: &mut impl BufRead, out: &mut im
 
     let mut legal = G::ActionList::default();
     let bound = G::max_game_length(&config);
-    // Whatever happens in the game (the end, a quit, an error), the record
-    // of what was played is written.
-    let mut file = match &args.record {
-        Some(path) => Some((
-            path,
-            std::fs::File::create(path)
-                .map_err(|e| CliError::Runtime(format!("cannot write the record to {}: {e}", path.display())))?,
-        )),
-        None => None,
-    };
     let viewer = viewer_of(me);
     let mut game = || -> Result<bool, CliError> {
         loop {

@@ -12,7 +12,7 @@ use crate::games::{CliGame, GameName, with_game};
 /// Arguments of `boardgame replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// A game record (JSON), as written by `play --record`.
+    /// A game record (JSON), as written by `play --record` (at most 64 MiB).
     file: PathBuf,
     /// Render the whole state after every action (and, on a terminal, wait
     /// for Enter between actions; `q` stops).
@@ -34,8 +34,7 @@ fn parse_lang(text: &str) -> Result<Lang, String> {
 /// A runtime error naming the step and the reason when the record is
 /// corrupted.
 pub fn run(args: ReplayArgs) -> Result<(), CliError> {
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", args.file.display())))?;
+    let text = crate::input::read_capped(&args.file, crate::input::MAX_RECORD_BYTES, "record")?;
     let name = args.file.display().to_string();
     let header = RecordHeader::from_json(&text).map_err(|e| CliError::Runtime(explain(&name, &text, &e)))?;
     let game = GameName::from_engine(&header.engine)

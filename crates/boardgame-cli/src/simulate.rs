@@ -129,7 +129,8 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
 /// Arguments of `boardgame merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// JSON results of `simulate --json` of the same game, config and agents.
+    /// JSON results of `simulate --json` of the same game, config and agents
+    /// (each file at most 16 MiB).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print the merged JSON instead of the table.
@@ -209,7 +210,7 @@ impl Target {
 fn threads(args: &SimulateArgs) -> usize {
     match args.threads {
         Some(t) => t as usize,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(MAX_THREADS),
     }
 }
 
@@ -220,8 +221,7 @@ fn threads(args: &SimulateArgs) -> usize {
 pub fn merge(args: MergeArgs) -> Result<(), CliError> {
     let mut acc: Option<SimResults> = None;
     for path in &args.files {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", path.display())))?;
+        let text = crate::input::read_capped(path, crate::input::MAX_RESULTS_BYTES, "result file")?;
         merge_text(&mut acc, &text).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
     }
     let Some(r) = acc else {

@@ -336,8 +336,19 @@ impl<G: Game> Arena<G> {
             vec![worker(0)]
         } else {
             std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads).map(|t| scope.spawn(move || worker(t))).collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| (t, std::thread::Builder::new().spawn_scoped(scope, move || worker(t))))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|(t, h)| match h {
+                        Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                        // No thread to be had (the system's thread or memory
+                        // limit): this one plays the worker's seeds, with the
+                        // same results.
+                        Err(_) => worker(t),
+                    })
+                    .collect()
             })
         };
         let mut total = empty.clone();

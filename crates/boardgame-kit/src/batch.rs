@@ -97,6 +97,7 @@
 //! ```
 
 use crate::{ActionBuffer, ActionId, CHANCE_STREAM, Game, GameRng, Turn, sample_chance};
+use std::sync::Mutex;
 
 /// The largest action space for which [`LegalFormat::for_actions`] chooses a
 /// dense mask.
@@ -161,6 +162,15 @@ pub enum BatchError<E: std::error::Error + 'static> {
     /// The game has more seats than a batch supports.
     #[error("a batch supports at most {MAX_BATCH_SEATS} seats, the game has {0}")]
     TooManySeats(usize),
+    /// The memory for the games could not be had: more than the address
+    /// space holds (`bytes` is then `None`), or refused by the system.
+    #[error("cannot allocate a batch of {games} games ({})", .bytes.map_or_else(|| "more bytes than the address space holds".to_string(), |b| format!("{b} bytes of game states")))]
+    OutOfMemory {
+        /// The games asked for.
+        games: usize,
+        /// The bytes their states need ([`Batch::bytes_for`]).
+        bytes: Option<usize>,
+    },
     /// The number of actions differs from the number of games.
     #[error("{found} actions were given for a batch of {expected} games")]
     ActionCount {
@@ -413,6 +423,10 @@ struct Slot<G: Game> {
     episode: u64,
 }
 
+/// A chunk of a threaded step: its first game's index, its slots, their
+/// actions (when stepping) and its rows of the outputs.
+type Job<'a, G> = (usize, &'a mut [Slot<G>], Option<&'a [<G as Game>::Action]>, BatchOut<'a>);
+
 /// What every chunk needs to step its games (shared, read-only).
 struct Shared<'s, G: Game> {
     initial: &'s G,
@@ -457,10 +471,17 @@ impl<G: Game> Batch<G> {
         if players > MAX_BATCH_SEATS {
             return Err(BatchError::TooManySeats(players));
         }
+        // Reserved fallibly: a batch too large for the memory is an error,
+        // not an abort of the process.
+        let out_of_memory = || BatchError::OutOfMemory { games: num_games, bytes: Self::bytes_for(num_games) };
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(num_games).map_err(|_| out_of_memory())?;
+        let mut pending = Vec::new();
+        pending.try_reserve_exact(num_games).map_err(|_| out_of_memory())?;
         let mut batch = Batch {
             config: config.clone(),
-            slots: Vec::with_capacity(num_games),
-            pending: Vec::with_capacity(num_games),
+            slots,
+            pending,
             seed,
             games: num_games,
             threads: 1,
@@ -495,15 +516,33 @@ impl<G: Game> Batch<G> {
     /// seed `seed` would. Call [`Batch::observe`] to read the first decisions.
     pub fn reset(&mut self, seed: u64) {
         self.seed = seed;
-        let shared = self.shared(Widths { obs: 0, mask: 0, ids: 0, rewards: 0 });
-        let slots: Vec<Slot<G>> = (0..self.games)
-            .map(|i| {
-                let mut slot = Slot { state: self.initial.clone(), chance: GameRng::new(0), seed: 0, episode: 0 };
-                shared.start(&mut slot, i);
-                slot
-            })
-            .collect();
-        self.slots = slots;
+        // In place: the slots reserved by `new` are reused, never a second
+        // batch's worth of memory.
+        let shared = Shared {
+            initial: &self.initial,
+            seed,
+            games: self.games as u64,
+            widths: Widths { obs: 0, mask: 0, ids: 0, rewards: 0 },
+            bound: G::max_game_length(&self.config),
+        };
+        self.slots.truncate(self.games);
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            slot.episode = 0;
+            shared.start(slot, i);
+        }
+        for i in self.slots.len()..self.games {
+            let mut slot = Slot { state: self.initial.clone(), chance: GameRng::new(0), seed: 0, episode: 0 };
+            shared.start(&mut slot, i);
+            self.slots.push(slot);
+        }
+    }
+
+    /// The bytes a batch of `num_games` games of `G` holds for their states
+    /// and pending actions (beyond the outputs, which the caller owns);
+    /// `None` beyond the address space. [`Batch::new`] reserves them
+    /// fallibly ([`BatchError::OutOfMemory`]).
+    pub fn bytes_for(num_games: usize) -> Option<usize> {
+        num_games.checked_mul(std::mem::size_of::<Slot<G>>() + std::mem::size_of::<G::Action>())
     }
 
     fn shared(&self, widths: Widths) -> Shared<'_, G> {
@@ -666,29 +705,47 @@ impl<G: Game> Batch<G> {
             return;
         }
         let per = n.div_ceil(threads);
-        std::thread::scope(|scope| {
-            let shared = &shared;
-            let mut rest_slots: &mut [Slot<G>] = &mut self.slots;
-            let mut rest_out = out;
-            let mut first = 0;
-            let mut own = None;
-            while !rest_slots.is_empty() {
-                let take = per.min(rest_slots.len());
-                let (slots, more) = rest_slots.split_at_mut(take);
-                rest_slots = more;
-                let (chunk_out, more_out) = rest_out.split(take, widths);
-                rest_out = more_out;
-                let acts = actions.map(|a| &a[first..first + take]);
-                if own.is_none() {
-                    own = Some((first, slots, acts, chunk_out));
-                } else {
-                    let start = first;
-                    scope.spawn(move || shared.chunk(start, slots, acts, chunk_out));
-                }
-                first += take;
-            }
-            if let Some((start, slots, acts, chunk_out)) = own {
+        // The chunks, each in a cell its thread takes it from: a chunk
+        // whose thread cannot be spawned (the system's thread or memory
+        // limit) is taken back and stepped on this thread, so a step never
+        // fails, or panics, for want of threads.
+        let mut jobs: Vec<Mutex<Option<Job<'_, G>>>> = Vec::with_capacity(threads);
+        let mut rest_slots: &mut [Slot<G>] = &mut self.slots;
+        let mut rest_out = out;
+        let mut first = 0;
+        while !rest_slots.is_empty() {
+            let take = per.min(rest_slots.len());
+            let (slots, more) = rest_slots.split_at_mut(take);
+            rest_slots = more;
+            let (chunk_out, more_out) = rest_out.split(take, widths);
+            rest_out = more_out;
+            let acts = actions.map(|a| &a[first..first + take]);
+            jobs.push(Mutex::new(Some((first, slots, acts, chunk_out))));
+            first += take;
+        }
+        let shared = &shared;
+        let run = |cell: &Mutex<Option<Job<'_, G>>>| {
+            let job = cell.lock().map_or(None, |mut j| j.take());
+            if let Some((start, slots, acts, chunk_out)) = job {
                 shared.chunk(start, slots, acts, chunk_out);
+            }
+        };
+        std::thread::scope(|scope| {
+            let mut unspawned = false;
+            for cell in jobs.iter().skip(1) {
+                if std::thread::Builder::new().spawn_scoped(scope, move || run(cell)).is_err() {
+                    unspawned = true;
+                }
+            }
+            if let Some(cell) = jobs.first() {
+                run(cell);
+            }
+            if unspawned {
+                // the cells of spawned threads are empty or being stepped
+                // (and the thread owns its chunk); the others are stepped here
+                for cell in jobs.iter().skip(1) {
+                    run(cell);
+                }
             }
         });
     }

@@ -29,9 +29,20 @@ impl Bots for crate::testgame::HiddenNim {}
 /// Iterations of a search agent named without a budget (`ismcts`).
 pub const DEFAULT_ITERATIONS: u64 = 1000;
 
+/// The largest iteration budget a name may give (`ismcts:10000000`): ten
+/// million iterations per decision, minutes of search on any engine, and
+/// well within the search's 32-bit visit counts. A larger one is refused
+/// ([`AgentSpecError::BudgetCap`]) rather than run for days.
+pub const MAX_ITERATIONS: u64 = 10_000_000;
+
+/// The largest time budget per decision a name may give (`ismcts:600s`):
+/// ten minutes. A longer one is refused ([`AgentSpecError::BudgetCap`]).
+pub const MAX_BUDGET_TIME: Duration = Duration::from_secs(600);
+
 /// An agent by name: `random`, `heuristic`, `ismcts:N`, `ismcts-h:N`,
 /// `flatmc:N`, where `N` is a number of iterations or a time per decision
-/// (`200ms`, `2s`, `500us`). `Display` writes the name back.
+/// (`200ms`, `2s`, `500us`), at most [`MAX_ITERATIONS`] iterations or
+/// [`MAX_BUDGET_TIME`]. `Display` writes the name back.
 ///
 /// ```
 /// use boardgame_kit::{AgentSpec, Budget, testgame::HiddenNim};
@@ -71,6 +82,12 @@ pub enum AgentSpecError {
     /// The budget is not a positive count or time.
     #[error("agent `{0}`: the budget must be a positive number of iterations or a time such as 200ms or 2s")]
     Budget(String),
+    /// The budget is above [`MAX_ITERATIONS`] or [`MAX_BUDGET_TIME`].
+    #[error(
+        "agent `{0}`: the budget is too large (at most {MAX_ITERATIONS} iterations or {secs}s per decision)",
+        secs = MAX_BUDGET_TIME.as_secs()
+    )]
+    BudgetCap(String),
     /// The engine has no agent of this kind.
     #[error("unknown agent `{agent}`: {engine} has no heuristic agent")]
     NotForEngine {
@@ -94,23 +111,35 @@ impl fmt::Display for AgentSpec {
 }
 
 /// A budget: `N` iterations, or a time per decision `Nms`, `Ns`, `Nus`;
-/// [`DEFAULT_ITERATIONS`] when absent.
+/// [`DEFAULT_ITERATIONS`] when absent; refused above [`MAX_ITERATIONS`] or
+/// [`MAX_BUDGET_TIME`] (digits beyond 64 bits included).
 fn parse_budget(agent: &str, budget: Option<&str>) -> Result<Budget, AgentSpecError> {
     let Some(b) = budget.map(str::trim) else {
         return Ok(Budget::Iterations(DEFAULT_ITERATIONS));
     };
     let bad = || AgentSpecError::Budget(agent.to_string());
+    let cap = || AgentSpecError::BudgetCap(agent.to_string());
     let (digits, unit) = b.split_at(b.find(|c: char| !c.is_ascii_digit()).unwrap_or(b.len()));
-    let n: u64 = digits.parse().map_err(|_| bad())?;
+    if digits.is_empty() {
+        return Err(bad());
+    }
+    let time: Option<fn(u64) -> Duration> = match unit {
+        "" => None,
+        "ms" => Some(Duration::from_millis),
+        "s" => Some(Duration::from_secs),
+        "us" => Some(Duration::from_micros),
+        _ => return Err(bad()),
+    };
+    // Only digits are left: a parse failure is an overflow of 64 bits.
+    let n: u64 = digits.parse().map_err(|_| cap())?;
     if n == 0 {
         return Err(bad());
     }
-    match unit {
-        "" => Ok(Budget::Iterations(n)),
-        "ms" => Ok(Budget::Time(Duration::from_millis(n))),
-        "s" => Ok(Budget::Time(Duration::from_secs(n))),
-        "us" => Ok(Budget::Time(Duration::from_micros(n))),
-        _ => Err(bad()),
+    match time.map(|of| of(n)) {
+        None if n > MAX_ITERATIONS => Err(cap()),
+        None => Ok(Budget::Iterations(n)),
+        Some(t) if t > MAX_BUDGET_TIME => Err(cap()),
+        Some(t) => Ok(Budget::Time(t)),
     }
 }
 
@@ -183,6 +212,33 @@ mod tests {
             assert!(err.contains(&format!("`{}`", bad.trim())), "{err}");
         }
         assert!("chess".parse::<AgentSpec>().unwrap_err().to_string().starts_with("unknown agent `chess`"));
+    }
+
+    /// Issue 22 item 15: a budget that would search for days (or overflow)
+    /// is refused with the cap in the message; the caps themselves parse.
+    #[test]
+    fn budgets_above_the_caps_are_refused() {
+        for ok in ["ismcts:10000000", "flatmc:600s", "ismcts-h:600000ms", "ismcts:600000000us"] {
+            assert!(ok.parse::<AgentSpec>().is_ok(), "{ok}");
+        }
+        for big in [
+            "ismcts:18446744073709551615ms",
+            "ismcts:18446744073709551615",
+            "ismcts:18446744073709551616",
+            "flatmc:99999999999999999999999s",
+            "ismcts:10000001",
+            "ismcts-h:601s",
+            "flatmc:600001ms",
+            "ismcts:600000001us",
+        ] {
+            let err = big.parse::<AgentSpec>().unwrap_err();
+            assert_eq!(err, AgentSpecError::BudgetCap(big.to_string()));
+            let text = err.to_string();
+            assert!(text.contains("at most 10000000 iterations or 600s per decision"), "{text}");
+        }
+        for bad in ["ismcts:ms", "ismcts:0s", "ismcts:99999999999999999999h"] {
+            assert_eq!(bad.parse::<AgentSpec>().unwrap_err(), AgentSpecError::Budget(bad.to_string()), "{bad}");
+        }
     }
 
     #[test]

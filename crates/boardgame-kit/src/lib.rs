@@ -47,7 +47,7 @@ mod words;
 pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
 pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
 pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat};
-pub use bots::{AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS};
+pub use bots::{AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS, MAX_BUDGET_TIME, MAX_ITERATIONS};
 pub use driver::{
     AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_from, play_game,
 };

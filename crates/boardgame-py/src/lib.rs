@@ -26,9 +26,9 @@ pub mod vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
 use numpy::{PyArray1, PyReadonlyArrayDyn, PyReadwriteArray1, PyReadwriteArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyTuple};
 
 /// A `ValueError` with `msg`.
 fn value_error(msg: impl Into<String>) -> PyErr {
@@ -36,10 +36,14 @@ fn value_error(msg: impl Into<String>) -> PyErr {
 }
 
 /// An integer argument (an action id or a seat) as `i128`: a `TypeError`
-/// for a non-integer, a `ValueError` (not `OverflowError`) for an integer
+/// for a non-integer (a `bool` included: `apply_action(True)` is a
+/// mistake, not id 1), a `ValueError` (not `OverflowError`) for an integer
 /// too large for 64 bits, so that every bad id is refused with the
 /// documented exception types.
 fn int_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<i128> {
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!("{what} must be an integer, not bool")));
+    }
     match obj.extract::<i64>() {
         Ok(v) => Ok(i128::from(v)),
         Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
@@ -99,9 +103,13 @@ impl Rng {
         self.inner.next_u64()
     }
 
-    /// A uniform index in `0..n` (0 when `n` is 0).
+    /// A uniform index in `0..n`; `n` must be at least 1 (`ValueError`
+    /// for 0: there is no index to draw).
     fn index(&mut self, n: &Bound<'_, PyAny>) -> PyResult<usize> {
         let n: usize = uint_arg(n, "n")?;
+        if n == 0 {
+            return Err(value_error("index(n) needs n >= 1: there is no index in 0..0"));
+        }
         Ok(self.inner.index(n))
     }
 
@@ -214,6 +222,18 @@ macro_rules! engines {
                 core: core::StateCore<$G>,
             }
 
+            impl $State {
+                /// Checks a pyspiel-style `player` argument: a seat, or −1 for
+                /// chance (`TypeError` for a non-integer, `ValueError` otherwise).
+                fn player_arg(&self, player: &Bound<'_, PyAny>) -> PyResult<()> {
+                    let p = int_arg(player, "player")?;
+                    if p == i128::from(core::CHANCE_PLAYER) {
+                        return Ok(());
+                    }
+                    self.core.seat(p).map(|_| ()).map_err(|e| value_error(format!("{e}; a player is a seat or -1 (chance)")))
+                }
+            }
+
             #[pymethods]
             impl $State {
                 /// The seat to move; −1 at a chance node, −4 at the end (as pyspiel).
@@ -272,16 +292,24 @@ macro_rules! engines {
                     self.core.apply_id(id).map_err(value_error)
                 }
                 /// The notation of an action id: `action_to_string(id)` or, as pyspiel,
-                /// `action_to_string(player, id)`.
+                /// `action_to_string(player, id)`, where `player` is a seat or −1
+                /// (chance); `ValueError` for any other player.
                 #[pyo3(signature = (a, b=None))]
                 fn action_to_string(&self, a: &Bound<'_, PyAny>, b: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+                    if b.is_some() {
+                        self.player_arg(a)?;
+                    }
                     let id = int_arg(b.unwrap_or(a), "action id")?;
                     self.core.action_to_string(id).map_err(value_error)
                 }
                 /// The id of an action's notation: `string_to_action(text)` or, as
-                /// pyspiel, `string_to_action(player, text)`.
+                /// pyspiel, `string_to_action(player, text)` (`player` as for
+                /// `action_to_string`).
                 #[pyo3(signature = (a, b=None))]
                 fn string_to_action(&self, a: &Bound<'_, PyAny>, b: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+                    if b.is_some() {
+                        self.player_arg(a)?;
+                    }
                     let text: String = b.unwrap_or(a).extract().map_err(|_| PyTypeError::new_err("an action's notation must be a str"))?;
                     self.core.string_to_action(&text).map_err(value_error)
                 }
@@ -340,12 +368,22 @@ macro_rules! engines {
                 /// A full state consistent with what `player` knows, drawn by the
                 /// engine's determinization with the kit's generator seeded by
                 /// `seed` (an integer, or a callable returning a float in [0, 1)
-                /// such as pyspiel's samplers). It has no history.
+                /// such as pyspiel's samplers: `ValueError` for a value outside
+                /// [0, 1) or NaN). It has no history.
                 fn resample_from_infostate(&self, player: &Bound<'_, PyAny>, seed: &Bound<'_, PyAny>) -> PyResult<Self> {
                     let player = int_arg(player, "seat")?;
                     let seed = if seed.is_callable() {
-                        let u: f64 = seed.call0()?.extract()?;
-                        (u.clamp(0.0, 1.0) * (u64::MAX as f64)) as u64
+                        let value = seed.call0()?;
+                        let u: f64 = value.extract().map_err(|_| {
+                            PyTypeError::new_err(format!(
+                                "the sampler must return a float in [0, 1), not {}",
+                                value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
+                            ))
+                        })?;
+                        if !(0.0..1.0).contains(&u) {
+                            return Err(value_error(format!("the sampler returned {u}, not a float in [0, 1)")));
+                        }
+                        (u * (u64::MAX as f64)) as u64
                     } else {
                         seed_arg(seed)?
                     };
@@ -432,7 +470,10 @@ macro_rules! engines {
         ) -> PyResult<Box<dyn vector::VectorCore>> {
             $(
                 if name == <$G as Game>::NAME {
-                    let batch = vector::EngineBatch::<$G>::new(players, overlay, num_envs, seed, threads).map_err(value_error)?;
+                    let batch = vector::EngineBatch::<$G>::new(players, overlay, num_envs, seed, threads).map_err(|e| match e {
+                        vector::BuildError::Invalid(m) => value_error(m),
+                        vector::BuildError::Memory(m) => PyMemoryError::new_err(m),
+                    })?;
                     return Ok(Box::new(batch));
                 }
             )*
@@ -492,14 +533,16 @@ fn players_arg(players: Option<&Bound<'_, PyAny>>) -> PyResult<Option<serde_json
     })
 }
 
-/// A thread count: 1 when absent, else an integer of at least 1.
+/// A thread count: 1 when absent, else an integer in
+/// `1..=`[`boardgame_sim::simulate::MAX_THREADS`] (1024, the binary's cap).
 fn threads_arg(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    use boardgame_sim::simulate::MAX_THREADS;
     let threads: usize = match threads {
         Some(t) if !t.is_none() => uint_arg(t, "threads")?,
         _ => 1,
     };
-    if threads == 0 {
-        return Err(value_error("threads must be at least 1"));
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(value_error(format!("threads must be in 1..={MAX_THREADS}, got {threads}")));
     }
     Ok(threads)
 }
@@ -565,7 +608,11 @@ impl VectorCoreObj {
         let threads = threads_arg(threads)?;
         let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
         let core = new_vector(game, players_arg(players)?, config, num_envs, seed, threads)?;
-        Ok(VectorCoreObj { ids: vec![0; core.num_envs()], core })
+        let mut ids = Vec::new();
+        ids.try_reserve_exact(core.num_envs())
+            .map_err(|_| PyMemoryError::new_err(format!("num_envs={num_envs}: no memory for the step's action ids")))?;
+        ids.resize(core.num_envs(), 0);
+        Ok(VectorCoreObj { ids, core })
     }
     /// The engine's name.
     #[getter]

@@ -2,7 +2,7 @@
 //! object-safe trait, so that the Python class is written once and each
 //! engine is one line of the crate's `engines!` macro.
 
-use boardgame_kit::{Batch, BatchError, BatchOut, Game, LegalFormat};
+use boardgame_kit::{ActionBuffer, Batch, BatchError, BatchOut, Game, LegalFormat};
 
 use crate::core::{Bindable, GameCore};
 
@@ -75,23 +75,107 @@ pub struct EngineBatch<G: Game> {
     batch: Batch<G>,
 }
 
+/// Why a batch could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// A bad argument or configuration, or a size beyond any address space
+    /// (Python's `ValueError`).
+    Invalid(String),
+    /// More memory than the machine can give (Python's `MemoryError`).
+    Memory(String),
+}
+
+/// The bytes a `VectorEnv` of `num_envs` games of `config` holds: the
+/// batch's states ([`Batch::bytes_for`]) and, per game, the rows of its
+/// numpy outputs, the ids of a step and the Python side's index arrays.
+/// `None` beyond a 64-bit address space (`isize::MAX` bytes).
+pub fn env_bytes<G: Game>(config: &G::Config, num_envs: usize) -> Option<u64> {
+    let actions = G::num_distinct_actions(config);
+    let legal = if LegalFormat::for_actions(actions).mask() {
+        actions
+    } else {
+        G::ActionList::default().capacity().checked_mul(4)?
+    };
+    let players = G::new_game(config).ok()?.num_players();
+    let row = [
+        4,                                                 // player
+        G::observation_tensor_len(config).checked_mul(4)?, // obs
+        4,                                                 // legal_count
+        legal,                                             // legal_mask or legal_ids
+        players.checked_mul(4)?,                           // rewards
+        1 + 1,                                             // done, truncations
+        4,                                                 // the step's ids
+        16,                                                // the two int64 index arrays
+    ]
+    .iter()
+    .try_fold(0usize, |acc, &b| acc.checked_add(b))?;
+    let total = Batch::<G>::bytes_for(num_envs)?.checked_add(num_envs.checked_mul(row)?)?;
+    if total > isize::MAX as usize { None } else { u64::try_from(total).ok() }
+}
+
+/// The memory this process may still use, in bytes, when the system says:
+/// the smaller of `MemAvailable` (`/proc/meminfo`) and what the cgroup's
+/// `memory.max` leaves; `None` where neither is known.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    });
+    let read = |name: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{name}")).ok()?.trim().parse::<u64>().ok();
+    let cgroup = read("memory.max").map(|max| max.saturating_sub(read("memory.current").unwrap_or(0)));
+    match (meminfo, cgroup) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `12.3 GiB`.
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
+}
+
 impl<G: Bindable> EngineBatch<G> {
     /// `num_envs` games of the configuration `config_json` (an overlay of
     /// the configuration's fields, as `load_game` takes them) with
     /// `players` seats, from batch seed `seed`, stepping on `threads`.
     ///
+    /// The sizes are checked before anything is allocated: a batch beyond
+    /// any address space is [`BuildError::Invalid`], one larger than the
+    /// memory available ([`available_memory`]) or that the allocator
+    /// refuses is [`BuildError::Memory`].
+    ///
     /// # Errors
-    /// The engine's message for a bad configuration, or the kit's for a
-    /// batch it refuses (zero games).
+    /// The engine's message for a bad configuration, the kit's for a batch
+    /// it refuses (zero games), or the sizes above.
     pub fn new(
         players: Option<serde_json::Value>,
         overlay: &str,
         num_envs: usize,
         seed: u64,
         threads: usize,
-    ) -> Result<Self, String> {
-        let game = GameCore::<G>::from_overlay(players, overlay)?;
-        let batch = Batch::<G>::new(&game.config, num_envs, seed).map_err(|e| format!("{}: {e}", G::NAME))?;
+    ) -> Result<Self, BuildError> {
+        let game = GameCore::<G>::from_overlay(players, overlay).map_err(BuildError::Invalid)?;
+        let need = env_bytes::<G>(&game.config, num_envs).ok_or_else(|| {
+            BuildError::Invalid(format!(
+                "num_envs={num_envs} is too large: {} such games need more bytes than an address space holds",
+                G::NAME
+            ))
+        })?;
+        if let Some(available) = available_memory()
+            && need > available
+        {
+            return Err(BuildError::Memory(format!(
+                "num_envs={num_envs}: {num_envs} {} games need about {}, more than the {} of memory available",
+                G::NAME,
+                gib(need),
+                gib(available)
+            )));
+        }
+        let batch = Batch::<G>::new(&game.config, num_envs, seed).map_err(|e| match e {
+            BatchError::OutOfMemory { .. } => BuildError::Memory(format!("{}: {e}", G::NAME)),
+            e => BuildError::Invalid(format!("{}: {e}", G::NAME)),
+        })?;
         Ok(EngineBatch { batch: batch.with_threads(threads) })
     }
 }

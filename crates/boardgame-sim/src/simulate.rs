@@ -92,12 +92,17 @@ pub trait Progress: Sync {
 
 impl Progress for () {}
 
+/// The most worker threads a simulation takes (`boardgame simulate
+/// --threads`, and [`SimSpec::threads`] from the Python binding).
+pub const MAX_THREADS: usize = 1024;
+
 /// Plays the simulation `spec` and returns its results: what
 /// `boardgame simulate --json` writes for the same arguments
 /// ([`to_json`]).
 ///
 /// # Errors
-/// Usage errors for bad arguments, runtime errors when a game fails.
+/// Usage errors for bad arguments (threads outside `1..=`[`MAX_THREADS`]
+/// included), runtime errors when a game fails.
 pub fn simulate_spec(spec: &SimSpec) -> Result<SimResults, SimError> {
     simulate_spec_with(spec, &())
 }
@@ -107,6 +112,9 @@ pub fn simulate_spec(spec: &SimSpec) -> Result<SimResults, SimError> {
 /// # Errors
 /// As [`simulate_spec`].
 pub fn simulate_spec_with(spec: &SimSpec, progress: &dyn Progress) -> Result<SimResults, SimError> {
+    if !(1..=MAX_THREADS).contains(&spec.threads) {
+        return Err(SimError::Usage(format!("threads must be in 1..={MAX_THREADS}, got {}", spec.threads)));
+    }
     with_game!(spec.game, G => simulate::<G>(spec, progress))
 }
 

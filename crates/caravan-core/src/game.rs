@@ -31,7 +31,9 @@ impl Game for Caravan {
     type Error = CaravanError;
 
     const NAME: &'static str = "caravan";
-    const RULES_VERSION: u32 = 1;
+    /// 2 since the refill of the last turn's last pick-up is drawn before
+    /// the game ends (C-6.1, C-7.2; version 1 dropped its draws).
+    const RULES_VERSION: u32 = 2;
 
     fn new_game(config: &CaravanConfig) -> Result<Caravan, CaravanError> {
         config.validate().map_err(GameError::Config)?;

@@ -491,6 +491,12 @@ impl Caravan {
                 if self.bag_total == 0 {
                     self.pending = 0; // C-6.2: an empty bag fills nothing more
                 }
+                if self.pending == 0 && self.left == 0 {
+                    // C-4.2, C-6.1: the pick-up that triggered this refill
+                    // used the last allowance; the turn ends once the draws
+                    // are made (on the last turn, before the game ends).
+                    self.end_turn(false);
+                }
                 return;
             }
             Decoded::End => {
@@ -569,8 +575,10 @@ impl Caravan {
                 self.left = self.left.saturating_sub(1);
             }
         }
-        if self.left == 0 {
-            self.end_turn(false); // C-4.2: no allowance left
+        if self.left == 0 && self.pending == 0 {
+            // C-4.2: no allowance left. A refill triggered by this action
+            // (C-6.1) is drawn first: the turn ends after its last draw.
+            self.end_turn(false);
         }
     }
 

@@ -67,7 +67,9 @@ pub struct CaravanSetup {
     pub theft_markers: [u8; MAX_PLAYERS],
     /// The turn index `t` (C-4.1); the player to move is `t % players`.
     pub turn_index: u32,
-    /// Actions left in the turn (`1..=min(t + 1, 4)`; ignored once ended).
+    /// Actions left in the turn (`1..=min(t + 1, 4)`, or 0 while the draws
+    /// of a refill triggered by the turn's last action are pending: C-4.2,
+    /// C-6.1; ignored once ended).
     pub actions_left: u8,
     /// Goods picked up since the last refill (C-6.1), `0..=3`.
     pub picks_since_refill: u8,
@@ -288,7 +290,9 @@ impl Caravan {
             return Err(SetupError::TurnIndex { turn: t, max_turns: config.max_turns });
         }
         let a = allowance(t);
-        if setup.actions_left == 0 || setup.actions_left > a {
+        // 0 only while the draws of a refill its last action triggered are
+        // pending: the turn ends after them (C-4.2, C-6.1).
+        if (setup.actions_left == 0 && setup.pending_draws == 0) || setup.actions_left > a {
             return Err(SetupError::ActionsLeft { turn: t, allowance: a, found: setup.actions_left });
         }
         if setup.passes >= players {
