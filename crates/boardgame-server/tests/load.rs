@@ -88,6 +88,9 @@ async fn run(bot_tables: usize, clients: usize, seconds: u64, data: bool) {
     }
     config.bot_delay = Duration::from_millis(300);
     config.max_tables = bot_tables + clients * 20;
+    // One address (loopback) plays every client: no per-client limits.
+    config.table_burst = 1_000_000;
+    config.max_tables_per_client = 1_000_000;
     let s = Arc::new(common::start(config).await);
     let setups = [
         json!({ "game": "korovan", "seats": ["heuristic", "random", "heuristic", "random", "heuristic"] }),
