@@ -254,6 +254,7 @@ async fn run_with(bot_tables: usize, clients: usize, seconds: u64, data: bool, a
         println!("hostile clients meanwhile: {h:?}; peak memory of the process {} MiB", peak_rss_kib() / 1024);
         assert!(h.half_open_held <= 128 + 8, "one address holds at most its cap of connections ({})", h.half_open_held);
         assert!(h.refused > 0 && h.created <= 50, "the flood was limited ({} created)", h.created);
+        assert!(h.record_actions > 1_000, "the replayed record is long ({} actions)", h.record_actions);
     }
     let mut bot_actions = 0u64;
     for id in &bot_ids {
