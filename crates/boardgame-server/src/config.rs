@@ -20,8 +20,9 @@ pub type AgentFactory<G> = fn(&AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpec
 /// The server's settings and limits.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Where tables are kept (one record per table, rewritten atomically on
-    /// every action); `None` keeps tables in memory only (lost on restart).
+    /// Where tables are kept (a journal of every change, flushed before the
+    /// change is shown, and one file per table); `None` keeps tables in
+    /// memory only (lost on restart).
     pub data_dir: Option<PathBuf>,
     /// The most tables alive at once; creating one more is refused (503).
     pub max_tables: usize,
