@@ -21,17 +21,21 @@ pub struct ServeArgs {
     /// restart (without it, tables live in memory only).
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
-    /// The most tables alive at once.
-    #[arg(long, default_value_t = 1000)]
-    max_tables: usize,
-    /// Close tables without any action for this many minutes.
-    #[arg(long, default_value_t = 120)]
+    /// The most tables alive at once (1 to 1000000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_tables: u64,
+    /// Close tables without any action for this many minutes (1 to 525600,
+    /// a year).
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=MINUTES_PER_YEAR))]
     idle_minutes: u64,
     /// A pause before each bot decision, in milliseconds, so that people can
-    /// follow the bots' moves.
-    #[arg(long, default_value_t = 300)]
+    /// follow the bots' moves (0 to 60000).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(0..=60_000))]
     bot_delay_ms: u64,
 }
+
+/// The longest `--idle-minutes`.
+const MINUTES_PER_YEAR: u64 = 365 * 24 * 60;
 
 /// Runs the server until Ctrl-C.
 ///
@@ -41,8 +45,9 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let config = ServerConfig {
         data_dir: args.data.clone(),
-        max_tables: args.max_tables,
-        idle_expiry: Duration::from_secs(args.idle_minutes.max(1) * 60),
+        max_tables: usize::try_from(args.max_tables).unwrap_or(usize::MAX),
+        // In range by the parser: at most a year of minutes.
+        idle_expiry: Duration::from_secs(args.idle_minutes.saturating_mul(60)),
         bot_delay: Duration::from_millis(args.bot_delay_ms),
         ..ServerConfig::default()
     };

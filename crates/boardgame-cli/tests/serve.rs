@@ -69,3 +69,58 @@ fn serve_refuses_a_bad_address() {
     let o = Command::new(env!("CARGO_BIN_EXE_boardgame")).args(["serve", "--addr", "nowhere"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "a usage error");
 }
+
+/// Issue 22 item 7: durations and sizes out of range are refused (as usage
+/// errors, before anything starts), not overflowed.
+#[test]
+fn serve_refuses_limits_out_of_range() {
+    for args in [
+        ["--idle-minutes", "307445734561825861"],
+        ["--idle-minutes", "0"],
+        ["--idle-minutes", "525601"],
+        ["--bot-delay-ms", "18446744073709551615"],
+        ["--max-tables", "0"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?} is a usage error");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(args[0]) && err.contains("not in"), "{args:?}: {err}");
+    }
+}
+
+/// Issue 22 item 5: a copy of a table's file under another name is refused
+/// at start-up with a message that says which file and why.
+#[test]
+fn serve_refuses_a_copied_table_file() {
+    let dir = std::env::temp_dir().join(format!("bg-cli-copy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tables")).unwrap();
+    let table = r#"{"format":1,"id":"00000000000000aa","game":"korovan","created":1,"seats":[],"record":null}"#;
+    std::fs::write(dir.join("tables/00000000000000aa.json"), table).unwrap();
+    std::fs::write(dir.join("tables/copy-of-aa.json"), table).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let child = Killed(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    assert!(line.contains("http://"), "the server starts: {line}");
+    drop(child);
+    let mut err = String::new();
+    BufReader::new(stderr).read_to_string(&mut err).unwrap();
+    assert!(
+        err.contains("copy-of-aa.json") && err.contains("00000000000000aa") && err.contains("not resumed"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,10 +3,11 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Path, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -19,22 +20,49 @@ use tokio::sync::Semaphore;
 use tokio_stream::wrappers::WatchStream;
 
 use crate::config::ServerConfig;
-use crate::engine::{CreateRequest, Engine};
+use crate::engine::{CreateRequest, Engine, ReplayPage};
 use crate::error::ApiError;
+use crate::net::{Client, ClientKey, PerClient};
 use crate::shared::Shared;
-use crate::store::Store;
+use crate::store::{Store, StoredTable};
 use crate::table::{ActionText, LiveTable};
 use crate::{assets, token};
 
-/// `Json` whose rejections are [`ApiError`]s.
+/// `Json` whose rejections are [`ApiError`]s, read within the body timeout.
 pub(crate) struct Body<T>(T);
 
-impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Body<T> {
+impl<T: serde::de::DeserializeOwned> FromRequest<Arc<App>> for Body<T> {
     type Rejection = ApiError;
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let Json(v) = Json::<T>::from_request(req, state).await?;
-        Ok(Body(v))
+    async fn from_request(req: Request, state: &Arc<App>) -> Result<Self, ApiError> {
+        let limit = state.shared.config.body_timeout;
+        match tokio::time::timeout(limit, Json::<T>::from_request(req, state)).await {
+            Ok(parsed) => Ok(Body(parsed?.0)),
+            Err(_) => Err(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "body_timeout",
+                format!("the request body did not arrive within {limit:?}"),
+            )),
+        }
     }
+}
+
+/// A path parameter, refused as JSON when it is not valid (not UTF-8).
+pub(crate) struct Param(pub(crate) String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Param {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match Path::<String>::from_request_parts(parts, state).await {
+            Ok(Path(p)) => Ok(Param(p)),
+            Err(e) => Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_path", e.body_text())),
+        }
+    }
+}
+
+/// A client's allowance of new tables: a token bucket.
+struct Bucket {
+    tokens: f64,
+    at: Instant,
 }
 
 /// The server's state.
@@ -42,12 +70,31 @@ pub(crate) struct App {
     shared: Arc<Shared>,
     engines: Vec<Arc<dyn Engine>>,
     tables: RwLock<HashMap<String, Arc<dyn LiveTable>>>,
+    /// The tables read from the data directory, until resumed.
+    kept: Mutex<Vec<StoredTable>>,
+    /// Who created each live table (tables resumed from disk have no one).
+    owners: Mutex<HashMap<String, ClientKey>>,
+    buckets: Mutex<HashMap<ClientKey, Bucket>>,
+    streams: Arc<Semaphore>,
+    streams_per_client: Arc<PerClient>,
+    replays: Arc<Semaphore>,
+}
+
+fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl App {
     pub(crate) fn new(config: ServerConfig, engines: Vec<Arc<dyn Engine>>) -> std::io::Result<Arc<App>> {
-        let store = config.data_dir.as_deref().map(Store::open).transpose()?;
+        let opened = config.data_dir.as_deref().map(Store::open).transpose()?;
+        let (store, kept) = match opened {
+            Some(o) => (Some(o.store), o.tables),
+            None => (None, Vec::new()),
+        };
         let bots = Arc::new(Semaphore::new(config.bot_threads.max(1)));
+        let streams = Arc::new(Semaphore::new(config.max_event_streams));
+        let streams_per_client = PerClient::new(config.max_event_streams_per_client);
+        let replays = Arc::new(Semaphore::new(config.max_replays));
         Ok(Arc::new(App {
             shared: Arc::new(Shared {
                 config,
@@ -58,7 +105,63 @@ impl App {
             }),
             engines,
             tables: RwLock::new(HashMap::new()),
+            kept: Mutex::new(kept),
+            owners: Mutex::new(HashMap::new()),
+            buckets: Mutex::new(HashMap::new()),
+            streams,
+            streams_per_client,
+            replays,
         }))
+    }
+
+    pub(crate) fn config(&self) -> &ServerConfig {
+        &self.shared.config
+    }
+
+    /// Whether `client` may create one more table now: at most
+    /// `max_tables_per_client` unfinished tables, and a token bucket of
+    /// `table_burst` refilled one per `table_refill`.
+    fn admit(&self, client: Option<ClientKey>) -> Result<(), ApiError> {
+        let Some(key) = client else { return Ok(()) };
+        let config = &self.shared.config;
+        let live = {
+            let owners = guard(&self.owners);
+            let tables = self.tables.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            owners.iter().filter(|(id, k)| **k == key && tables.get(*id).is_some_and(|t| !t.finished())).count()
+        };
+        if live >= config.max_tables_per_client {
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_tables",
+                format!(
+                    "{key} has {live} unfinished tables, the most one client may have; finish or leave one (idle tables close after {} min)",
+                    config.idle_expiry.as_secs() / 60
+                ),
+            )
+            .retry_after(60));
+        }
+        let mut buckets = guard(&self.buckets);
+        let now = Instant::now();
+        let burst = f64::from(config.table_burst);
+        let b = buckets.entry(key).or_insert(Bucket { tokens: burst, at: now });
+        let refill = config.table_refill.as_secs_f64();
+        b.tokens =
+            if refill > 0.0 { (b.tokens + now.duration_since(b.at).as_secs_f64() / refill).min(burst) } else { burst };
+        b.at = now;
+        if b.tokens < 1.0 {
+            let wait = ((1.0 - b.tokens) * refill).ceil() as u64;
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "slow_down",
+                format!(
+                    "{key} created {} tables in a short time; one more every {:?} (try again in {wait} s)",
+                    config.table_burst, config.table_refill
+                ),
+            )
+            .retry_after(wait));
+        }
+        b.tokens -= 1.0;
+        Ok(())
     }
 
     fn engine(&self, name: &str) -> Option<&Arc<dyn Engine>> {
@@ -76,8 +179,7 @@ impl App {
 
     /// Resumes every table of the data directory.
     pub(crate) async fn resume_all(self: &Arc<Self>) -> std::io::Result<()> {
-        let Some(store) = self.shared.store.clone() else { return Ok(()) };
-        let kept = tokio::task::spawn_blocking(move || store.load_all()).await.map_err(std::io::Error::other)??;
+        let kept = std::mem::take(&mut *guard(&self.kept));
         let (mut live, mut done) = (0, 0);
         for stored in kept {
             if self.table_count() >= self.shared.config.max_tables {
@@ -138,6 +240,17 @@ impl App {
                 t.close();
             }
         }
+        drop(tables);
+        let mut owners = guard(&self.owners);
+        for id in &old {
+            owners.remove(id);
+        }
+        // Forget the clients whose allowance is whole again.
+        let live: std::collections::HashSet<ClientKey> = owners.values().copied().collect();
+        drop(owners);
+        let config = &self.shared.config;
+        let whole = config.table_refill.saturating_mul(config.table_burst);
+        guard(&self.buckets).retain(|k, b| live.contains(k) || b.at.elapsed() < whole);
         old
     }
 }
@@ -149,17 +262,12 @@ pub(crate) async fn sweep(app: Arc<App>) {
     loop {
         tick.tick().await;
         let gone = app.expire_idle();
-        if let Some(store) = app.shared.store.clone()
-            && !gone.is_empty()
-        {
-            let _ = tokio::task::spawn_blocking(move || {
-                for id in gone {
-                    if let Err(e) = store.expire(&id) {
-                        eprintln!("table {id}: could not move to expired/: {e}");
-                    }
+        if let Some(store) = &app.shared.store {
+            for id in gone {
+                if let Err(e) = store.expire(&id).await {
+                    eprintln!("table {id}: could not be marked expired: {e}");
                 }
-            })
-            .await;
+            }
         }
     }
 }
@@ -179,15 +287,42 @@ pub(crate) fn router(app: Arc<App>) -> Router {
                 .route("/replay", post(replay))
                 .layer(DefaultBodyLimit::max(app.shared.config.max_replay_body)),
         )
-        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such API route".into()) });
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such API route".into()) })
+        .method_not_allowed_fallback(method_not_allowed);
     Router::new()
         .route("/", get(assets::page))
         .route("/table/{id}", get(assets::page))
         .route("/replay", get(assets::page))
         .route("/assets/{file}", get(assets::asset))
         .nest("/api", api)
-        .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such page".into()) })
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(uri_limit))
         .with_state(app)
+}
+
+/// The longest request target (path and query) answered (`414` beyond).
+pub(crate) const MAX_URI: usize = 8 * 1024;
+
+async fn uri_limit(req: Request, next: axum::middleware::Next) -> Response {
+    let len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if len > MAX_URI {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            "uri_too_long",
+            format!("the request target has {len} bytes; at most {MAX_URI} are read"),
+        )
+        .into_response();
+    }
+    next.run(req).await
+}
+
+async fn method_not_allowed(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} is not allowed on {}", req.method(), req.uri().path()),
+    )
 }
 
 fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
@@ -214,6 +349,7 @@ fn base_url(headers: &HeaderMap) -> String {
 
 async fn create_table(
     State(app): State<Arc<App>>,
+    Client(client): Client,
     headers: HeaderMap,
     Body(req): Body<CreateRequest>,
 ) -> Result<Response, ApiError> {
@@ -228,6 +364,7 @@ async fn create_table(
             format!("the server holds its maximum of {} tables; try again later", app.shared.config.max_tables),
         ));
     }
+    app.admit(client)?;
     let id = token::random_hex(token::ID_BYTES).map_err(ApiError::entropy)?;
     let created = engine.create(&app.shared, id.clone(), &req)?;
     {
@@ -238,7 +375,14 @@ async fn create_table(
         }
         tables.insert(id.clone(), created.table.clone());
     }
-    created.table.clone().persist().await;
+    if let Err(e) = created.table.clone().save_now().await {
+        created.table.close();
+        app.tables.write().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
+        return Err(e);
+    }
+    if let Some(key) = client {
+        guard(&app.owners).insert(id.clone(), key);
+    }
     let base = base_url(&headers);
     let seats: Vec<Value> = created
         .seats
@@ -261,11 +405,7 @@ async fn create_table(
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
-async fn view(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
+async fn view(State(app): State<Arc<App>>, Param(id): Param, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
     let table = app.table(&id)?;
     let token = bearer(&headers)?;
     Ok(Json(table.view(token.as_deref())?))
@@ -283,33 +423,59 @@ struct ActRequest {
 
 async fn act(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
+    Param(id): Param,
     headers: HeaderMap,
     Body(req): Body<ActRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let table = app.table(&id)?;
     let token = bearer(&headers)?.ok_or_else(ApiError::no_token)?;
-    let done = table.act(&token, &req.action, req.version)?;
-    table.persist().await;
-    Ok(Json(done))
+    Ok(Json(table.act(token, req.action, req.version).await?))
 }
 
 async fn events(
     State(app): State<Arc<App>>,
-    Path(id): Path<String>,
+    Client(client): Client,
+    Param(id): Param,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let table = app.table(&id)?;
+    let config = &app.shared.config;
+    let Ok(permit) = app.streams.clone().try_acquire_owned() else {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too_many_streams",
+            format!(
+                "the server holds its maximum of {} event streams; poll the view instead",
+                config.max_event_streams
+            ),
+        )
+        .retry_after(10));
+    };
+    let slot = match client {
+        Some(key) => Some(app.streams_per_client.try_take(key).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_streams",
+                format!("{key} holds its maximum of {} event streams", config.max_event_streams_per_client),
+            )
+            .retry_after(10)
+        })?),
+        None => None,
+    };
     let mut stopping = app.shared.stopping.subscribe();
     let stop = async move {
         let _ = stopping.wait_for(|&s| s).await;
     };
     let stream = WatchStream::new(table.subscribe())
-        .map(|v| Ok(Event::default().event("update").data(json!({ "version": v }).to_string())))
+        .map(move |v| {
+            // Held as long as the stream is open.
+            let _held = (&permit, &slot);
+            Ok(Event::default().event("update").data(json!({ "version": v }).to_string()))
+        })
         .take_until(stop);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
-async fn record(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+async fn record(State(app): State<Arc<App>>, Param(id): Param) -> Result<Json<Value>, ApiError> {
     Ok(Json(app.table(&id)?.record()?))
 }
 
@@ -319,9 +485,22 @@ struct ReplayRequest {
     record: Value,
     #[serde(default)]
     seat: usize,
+    /// The first frame of the page (frame `k` is the position after `k`
+    /// actions).
+    #[serde(default)]
+    from: usize,
 }
 
-async fn replay(State(app): State<Arc<App>>, Body(req): Body<ReplayRequest>) -> Result<Json<Value>, ApiError> {
+async fn replay(State(app): State<Arc<App>>, Body(req): Body<ReplayRequest>) -> Result<Response, ApiError> {
+    let config = &app.shared.config;
+    let actions = req.record.get("actions").and_then(Value::as_array).map_or(0, Vec::len);
+    if actions > config.max_replay_actions {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_long",
+            format!("the record has {actions} actions; this server replays at most {}", config.max_replay_actions),
+        ));
+    }
     let game = req.record.get("engine").and_then(Value::as_str).unwrap_or_default().to_string();
     let engine = app
         .engine(&game)
@@ -329,9 +508,25 @@ async fn replay(State(app): State<Arc<App>>, Body(req): Body<ReplayRequest>) -> 
             ApiError::unprocessable("unknown_game", format!("the record's engine `{game}` is not served here"))
         })?
         .clone();
-    let max = 100_000;
-    let frames = tokio::task::spawn_blocking(move || engine.replay(req.record, req.seat, max))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))??;
-    Ok(Json(frames))
+    let Ok(permit) = app.replays.clone().try_acquire_owned() else {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            format!("{} replays are being built; try again in a moment", config.max_replays),
+        )
+        .retry_after(1));
+    };
+    let page = ReplayPage {
+        from: req.from,
+        frames: config.replay_page,
+        bytes: config.max_replay_output,
+        max_actions: config.max_replay_actions,
+    };
+    let body = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        engine.replay(req.record, req.seat, page)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }

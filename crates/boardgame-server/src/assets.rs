@@ -2,7 +2,6 @@
 //! build step). Every path serves the same page; its script picks the
 //! lobby, a table or the replay viewer from the address.
 
-use axum::extract::Path;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
@@ -23,11 +22,11 @@ pub(crate) async fn page() -> Html<&'static str> {
 }
 
 /// One embedded file.
-pub(crate) async fn asset(Path(file): Path<String>) -> Response {
+pub(crate) async fn asset(crate::api::Param(file): crate::api::Param) -> Response {
     match FILES.iter().find(|(name, _, _)| *name == file) {
         Some((_, mime, body)) => {
             ([(header::CONTENT_TYPE, *mime), (header::CACHE_CONTROL, "no-cache")], *body).into_response()
         }
-        None => (StatusCode::NOT_FOUND, "no such file").into_response(),
+        None => crate::error::ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such file".into()).into_response(),
     }
 }

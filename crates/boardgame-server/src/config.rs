@@ -21,8 +21,9 @@ pub type AgentFactory<G> = fn(&AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpec
 /// The server's settings and limits.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Where tables are kept (one record per table, rewritten atomically on
-    /// every action); `None` keeps tables in memory only (lost on restart).
+    /// Where tables are kept (a journal of every change, flushed before the
+    /// change is shown, and one file per table); `None` keeps tables in
+    /// memory only (lost on restart).
     pub data_dir: Option<PathBuf>,
     /// The most tables alive at once; creating one more is refused (503).
     pub max_tables: usize,
@@ -41,6 +42,90 @@ pub struct ServerConfig {
     pub max_bot_iterations: u64,
     /// The largest time budget per decision a bot seat may be given.
     pub max_bot_time: Duration,
+    /// The most actions a record sent to the replay endpoint may hold.
+    pub max_replay_actions: usize,
+    /// The most frames one replay answer holds; a longer game is paged
+    /// (`from`, `next`).
+    pub replay_page: usize,
+    /// The largest replay answer (bytes of JSON); a page stops early when
+    /// it would grow larger.
+    pub max_replay_output: usize,
+    /// How many replays may be built at once; one more is refused (503).
+    pub max_replays: usize,
+    /// The most connections open at once; one more is answered `503` and
+    /// closed.
+    pub max_connections: usize,
+    /// The most connections open at once from one client address (an IPv4
+    /// address, or an IPv6 /64).
+    pub max_connections_per_client: usize,
+    /// How long a client may take to send a request's headers (and how long
+    /// a kept-alive connection may wait for its next request).
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request's body.
+    pub body_timeout: Duration,
+    /// A connection on which nothing is read or written for this long is
+    /// closed.
+    pub idle_connection_timeout: Duration,
+    /// The most event streams (`/events`) open at once.
+    pub max_event_streams: usize,
+    /// The most event streams open at once from one client address.
+    pub max_event_streams_per_client: usize,
+    /// Tables one client address may create at once before it must wait
+    /// (the burst of a token bucket).
+    pub table_burst: u32,
+    /// The bucket's refill: one more creation per this long.
+    pub table_refill: Duration,
+    /// The most live tables created by one client address.
+    pub max_tables_per_client: usize,
+}
+
+impl ServerConfig {
+    /// Checks that the limits make sense (every count at least 1, every
+    /// duration representable in milliseconds and at most a year).
+    ///
+    /// # Errors
+    /// Names the first limit out of range.
+    pub fn validate(&self) -> Result<(), String> {
+        const YEAR: Duration = Duration::from_secs(366 * 24 * 3600);
+        let counts = [
+            ("max_tables", self.max_tables),
+            ("max_body", self.max_body),
+            ("max_replay_body", self.max_replay_body),
+            ("bot_threads", self.bot_threads),
+            ("replay_page", self.replay_page),
+            ("max_replay_output", self.max_replay_output),
+            ("max_replays", self.max_replays),
+            ("max_connections", self.max_connections),
+            ("max_connections_per_client", self.max_connections_per_client),
+            ("max_event_streams", self.max_event_streams),
+            ("max_event_streams_per_client", self.max_event_streams_per_client),
+            ("max_tables_per_client", self.max_tables_per_client),
+            ("table_burst", self.table_burst as usize),
+        ];
+        if let Some((name, _)) = counts.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("{name} must be at least 1"));
+        }
+        // Semaphores hold at most this many permits.
+        let most = tokio::sync::Semaphore::MAX_PERMITS;
+        if let Some((name, v)) = counts.iter().find(|(_, v)| *v > most) {
+            return Err(format!("{name} = {v} is above the most this server can count ({most})"));
+        }
+        let durations = [
+            ("idle_expiry", self.idle_expiry, Duration::from_millis(1)),
+            ("bot_delay", self.bot_delay, Duration::ZERO),
+            ("max_bot_time", self.max_bot_time, Duration::ZERO),
+            ("header_timeout", self.header_timeout, Duration::from_millis(1)),
+            ("body_timeout", self.body_timeout, Duration::from_millis(1)),
+            ("idle_connection_timeout", self.idle_connection_timeout, Duration::from_millis(1)),
+            ("table_refill", self.table_refill, Duration::ZERO),
+        ];
+        for (name, d, least) in durations {
+            if d < least || d > YEAR {
+                return Err(format!("{name} = {d:?} is out of range ({least:?} to one year)"));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Default for ServerConfig {
@@ -55,6 +140,20 @@ impl Default for ServerConfig {
             bot_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             max_bot_iterations: 50_000,
             max_bot_time: Duration::from_secs(5),
+            max_replay_actions: 20_000,
+            replay_page: 1000,
+            max_replay_output: 8 * 1024 * 1024,
+            max_replays: 2,
+            max_connections: 1024,
+            max_connections_per_client: 128,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            idle_connection_timeout: Duration::from_secs(60),
+            max_event_streams: 512,
+            max_event_streams_per_client: 32,
+            table_burst: 20,
+            table_refill: Duration::from_secs(3),
+            max_tables_per_client: 50,
         }
     }
 }

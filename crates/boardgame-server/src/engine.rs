@@ -46,7 +46,21 @@ pub(crate) trait Engine: Send + Sync {
     fn info(&self) -> Value;
     fn create(&self, shared: &Arc<Shared>, id: String, req: &CreateRequest) -> Result<Created, ApiError>;
     fn restore(&self, shared: &Arc<Shared>, stored: StoredTable) -> Result<(Arc<dyn LiveTable>, bool), String>;
-    fn replay(&self, record: Value, seat: usize, max_len: usize) -> Result<Value, ApiError>;
+    /// One page of the frames of `record` as `seat` saw it, as JSON bytes.
+    fn replay(&self, record: Value, seat: usize, page: ReplayPage) -> Result<Vec<u8>, ApiError>;
+}
+
+/// Which frames a replay answer holds, and its bounds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReplayPage {
+    /// The first frame.
+    pub from: usize,
+    /// At most this many frames.
+    pub frames: usize,
+    /// At most about this many bytes (at least one frame is sent).
+    pub bytes: usize,
+    /// The longest record replayed.
+    pub max_actions: usize,
 }
 
 /// [`Engine`] for `G`.
@@ -255,17 +269,21 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         Ok((cell, finished))
     }
 
-    fn replay(&self, record: Value, seat: usize, max_len: usize) -> Result<Value, ApiError> {
+    fn replay(&self, record: Value, seat: usize, page: ReplayPage) -> Result<Vec<u8>, ApiError> {
         let bad = |m: String| ApiError::unprocessable("bad_record", m);
         let record: GameRecord<G::Config> =
             GameRecord::from_json::<G>(&record.to_string()).map_err(|e| bad(e.to_string()))?;
-        if record.actions.len() > G::max_game_length(&record.config).min(max_len) {
+        if record.actions.len() > G::max_game_length(&record.config).min(page.max_actions) {
             return Err(bad(format!("the record has {} actions, more than a game can have", record.actions.len())));
         }
         let mut state = G::new_game(&record.config).map_err(|e| bad(e.to_string()))?;
         let n = state.num_players();
         if seat >= n {
             return Err(bad(format!("seat {seat} does not exist ({n} players)")));
+        }
+        let total = record.actions.len() + 1;
+        if page.from >= total {
+            return Err(bad(format!("frame {} does not exist (the record has {total} frames)", page.from)));
         }
         let frame = |state: &G, step: usize, action: Option<String>, by: Option<usize>, words| Frame::<G::Observation> {
             step,
@@ -276,7 +294,26 @@ impl<G: ServedGame> Engine for EngineOf<G> {
             scores: (0..n).map(|s| state.score(s)).collect(),
             observation: state.observation(seat).ok(),
         };
-        let mut frames = vec![frame(&state, 0, None, None, None)];
+        // Frames are written as they are made, within the page's bounds;
+        // the rest of the record is still checked (every action legal).
+        let mut frames = b"[".to_vec();
+        let mut next = None;
+        // Adds the frame of `step`, or says the page is full.
+        let push = |frames: &mut Vec<u8>, f: &Frame<G::Observation>, step: usize| -> Result<bool, ApiError> {
+            let bytes = serde_json::to_vec(f).map_err(|e| ApiError::internal(format!("a frame: {e}")))?;
+            let count = step.saturating_sub(page.from);
+            if count > 0 && (count >= page.frames || frames.len() + bytes.len() > page.bytes) {
+                return Ok(false);
+            }
+            if count > 0 {
+                frames.push(b',');
+            }
+            frames.extend_from_slice(&bytes);
+            Ok(true)
+        };
+        if page.from == 0 && !push(&mut frames, &frame(&state, 0, None, None, None), 0)? {
+            next = Some(0);
+        }
         for (step, &id) in record.actions.iter().enumerate() {
             let action = G::action_from_id(&record.config, id).map_err(|e| bad(format!("step {step}: {e}")))?;
             let by = match state.turn() {
@@ -285,16 +322,33 @@ impl<G: ServedGame> Engine for EngineOf<G> {
             };
             let words = crate::table::Said::of(&state, boardgame_kit::Viewer::Seat(seat), action);
             state.apply(action).map_err(|e| bad(format!("step {step}: {e}")))?;
-            frames.push(frame(&state, step + 1, Some(action.to_string()), by, Some(words)));
+            let at = step + 1;
+            if at >= page.from
+                && next.is_none()
+                && !push(&mut frames, &frame(&state, at, Some(action.to_string()), by, Some(words)), at)?
+            {
+                next = Some(at);
+            }
         }
-        Ok(serde_json::json!({
+        frames.push(b']');
+        let head = serde_json::to_vec(&serde_json::json!({
             "game": G::NAME,
             "players": n,
             "seat": seat,
             "config": serde_json::to_value(&record.config).unwrap_or(Value::Null),
             "agents": record.agents,
-            "frames": frames,
             "outcome": outcome_view(state.outcome()),
+            "frames_total": total,
+            "from": page.from,
+            "next": next,
         }))
+        .map_err(|e| ApiError::internal(format!("the replay: {e}")))?;
+        // `{…head…}` becomes `{…head…,"frames":[…]}`.
+        let mut out = head;
+        out.pop();
+        out.extend_from_slice(b",\"frames\":");
+        out.extend_from_slice(&frames);
+        out.push(b'}');
+        Ok(out)
     }
 }

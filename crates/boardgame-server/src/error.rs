@@ -13,11 +13,18 @@ pub(crate) struct ApiError {
     status: StatusCode,
     code: &'static str,
     message: String,
+    /// Seconds to wait before trying again (`Retry-After`).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub(crate) fn new(status: StatusCode, code: &'static str, message: String) -> Self {
-        ApiError { status, code, message }
+        ApiError { status, code, message, retry_after: None }
+    }
+    /// The same refusal with a `Retry-After` of `seconds`.
+    pub(crate) fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds.max(1));
+        self
     }
     pub(crate) fn unprocessable(code: &'static str, message: String) -> Self {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
@@ -54,6 +61,9 @@ impl IntoResponse for ApiError {
             && let Ok(v) = "Bearer".parse()
         {
             r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        if let Some(s) = self.retry_after {
+            r.headers_mut().insert(header::RETRY_AFTER, s.into());
         }
         r
     }

@@ -45,6 +45,7 @@ mod assets;
 mod config;
 mod engine;
 mod error;
+mod net;
 mod shared;
 mod store;
 mod table;
@@ -67,6 +68,9 @@ pub enum ServerError {
     /// Two engines were registered under the same name.
     #[error("two engines are named `{0}`")]
     DuplicateGame(String),
+    /// A limit of the [`ServerConfig`] is out of range.
+    #[error("bad server config: {0}")]
+    Config(String),
 }
 
 /// Collects the engines to serve, then starts the server.
@@ -96,8 +100,8 @@ impl ServerBuilder {
     /// tokio runtime (the tables' bot tasks are spawned on it).
     ///
     /// # Errors
-    /// When the data directory cannot be created or read, or two engines
-    /// share a name. A table file that cannot be read is skipped with a
+    /// When the data directory cannot be created or read, two engines
+    /// share a name, or a limit is out of range ([`ServerConfig::validate`]). A table file that cannot be read is skipped with a
     /// message on stderr, not an error.
     pub async fn build(self) -> Result<Server, ServerError> {
         let mut names: Vec<&str> = self.engines.iter().map(|e| e.name()).collect();
@@ -105,6 +109,7 @@ impl ServerBuilder {
         if let Some(w) = names.windows(2).find(|w| w.first() == w.get(1)) {
             return Err(ServerError::DuplicateGame(w.first().copied().unwrap_or_default().to_string()));
         }
+        self.config.validate().map_err(ServerError::Config)?;
         let app = api::App::new(self.config, self.engines)?;
         app.resume_all().await?;
         Ok(Server { app })
@@ -174,7 +179,8 @@ impl Server {
     }
 
     /// Serves on `listener` until `shutdown` completes, expiring idle tables
-    /// in the background; then stops every table's bots.
+    /// in the background; then stops every table's bots. Connections are
+    /// held to the config's limits (caps, header, body and idle timeouts).
     ///
     /// # Errors
     /// When the listener fails.
@@ -189,7 +195,7 @@ impl Server {
             shutdown.await;
             app.stop_streams();
         };
-        let result = axum::serve(listener, self.router()).with_graceful_shutdown(signal).await;
+        let result = net::serve(listener, self.router(), self.app.config(), signal).await;
         sweeper.abort();
         self.app.close_all();
         result

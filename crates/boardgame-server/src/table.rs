@@ -113,18 +113,27 @@ pub(crate) struct TableCell<G: Game> {
     closed: AtomicBool,
     /// Milliseconds since the server started, at the last action.
     last_active: AtomicU64,
-    /// Serializes the writes of this table's file; holds the last step count
-    /// written.
-    persisted: tokio::sync::Mutex<usize>,
+    /// Held by whoever changes the table (a person's action, a bot's or
+    /// chance's): the change is saved, then shown, before the next starts.
+    writer: tokio::sync::Mutex<()>,
     shared: Arc<Shared>,
 }
+
+/// A future the handlers await, whatever the table's engine.
+pub(crate) type Pending<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// What the handlers need of a table, whatever its engine.
 pub(crate) trait LiveTable: Send + Sync {
     /// The view of the seat holding `token` (the public view without one).
     fn view(&self, token: Option<&str>) -> Result<Value, ApiError>;
-    /// Plays `action` for the seat holding `token`.
-    fn act(&self, token: &str, action: &ActionText, version: Option<u64>) -> Result<Value, ApiError>;
+    /// Plays `action` for the seat holding `token`: checked, saved (with a
+    /// data directory), and only then shown.
+    fn act(
+        self: Arc<Self>,
+        token: String,
+        action: ActionText,
+        version: Option<u64>,
+    ) -> Pending<Result<Value, ApiError>>;
     /// The record, once the game is over.
     fn record(&self) -> Result<Value, ApiError>;
     /// Live updates: the number of actions played.
@@ -134,7 +143,9 @@ pub(crate) trait LiveTable: Send + Sync {
     /// Stops the bot task.
     fn close(&self);
     /// Writes the table to the data directory, if there is one.
-    fn persist(self: Arc<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+    fn save_now(self: Arc<Self>) -> Pending<Result<(), ApiError>>;
+    /// Whether the game is over.
+    fn finished(&self) -> bool;
 }
 
 /// An action as a client names it: notation, or an id.
@@ -249,7 +260,7 @@ impl<G: ServedGame> TableCell<G> {
             wake: Notify::new(),
             closed: AtomicBool::new(false),
             last_active: AtomicU64::new(now),
-            persisted: tokio::sync::Mutex::new(usize::MAX),
+            writer: tokio::sync::Mutex::new(()),
             shared,
         })
     }
@@ -372,7 +383,7 @@ impl<G: ServedGame> TableCell<G> {
         serde_json::to_value(&view).unwrap_or(Value::Null)
     }
 
-    fn stored(&self, inner: &Inner<G>) -> StoredTable {
+    fn stored(&self, driver: &Driver<G>) -> StoredTable {
         StoredTable {
             format: STORE_FORMAT,
             id: self.id.clone(),
@@ -386,8 +397,69 @@ impl<G: ServedGame> TableCell<G> {
                     Seat::Bot(spec) => StoredSeat { kind: spec.to_string(), token: None },
                 })
                 .collect(),
-            record: inner.driver.record().and_then(|r| serde_json::to_value(r).ok()).unwrap_or(Value::Null),
+            record: driver.record().and_then(|r| serde_json::to_value(r).ok()).unwrap_or(Value::Null),
         }
+    }
+
+    /// Saves the table as `driver` has it (with a data directory); done once
+    /// it is on disk. Called with the writer lock held.
+    async fn save(&self, driver: &Driver<G>) -> Result<(), ApiError> {
+        let Some(store) = &self.shared.store else { return Ok(()) };
+        let bytes = serde_json::to_vec(&self.stored(driver))
+            .map_err(|e| ApiError::internal(format!("the table cannot be serialized: {e}")))?;
+        store.save(&self.id, bytes).await.map_err(|e| {
+            eprintln!("table {}: could not save: {e}", self.id);
+            ApiError::new(
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                "not_saved",
+                format!("the table could not be saved, so nothing was played: {e}"),
+            )
+        })
+    }
+
+    /// Checks and plays a person's action: saved, then committed.
+    async fn act_now(&self, token: &str, action: &ActionText, version: Option<u64>) -> Result<Value, ApiError> {
+        let seat = self.seat_of(token).ok_or_else(ApiError::bad_token)?;
+        let _writer = self.writer.lock().await;
+        let (next, action) = {
+            let inner = lock(&self.inner);
+            let state = inner.driver.state();
+            match state.turn() {
+                Turn::Terminal => return Err(ApiError::conflict("game_over", "the game is over".into())),
+                Turn::Player(p) if p == seat => {}
+                Turn::Player(p) => {
+                    return Err(ApiError::conflict(
+                        "not_your_turn",
+                        format!("it is seat {p}'s turn, not seat {seat}'s"),
+                    ));
+                }
+                Turn::Chance => {
+                    return Err(ApiError::conflict("not_your_turn", format!("chance acts now, not seat {seat}")));
+                }
+            }
+            let steps = inner.driver.steps() as u64;
+            if let Some(v) = version
+                && v != steps
+            {
+                return Err(ApiError::conflict(
+                    "stale",
+                    format!("the table moved on: your view is at version {v}, the table at {steps}"),
+                ));
+            }
+            let action = Self::parse_action(state, action)?;
+            let mut next = inner.driver.clone();
+            next.apply(action).map_err(|e| ApiError::unprocessable("illegal", e.to_string()))?;
+            (next, action)
+        };
+        self.save(&next).await?;
+        let steps = {
+            let mut inner = lock(&self.inner);
+            inner.commit(next, action, Some(seat));
+            inner.driver.steps()
+        };
+        self.announce(steps);
+        self.wake.notify_one();
+        Ok(serde_json::json!({ "version": steps, "action": action.to_string() }))
     }
 
     fn parse_action(state: &G, text: &ActionText) -> Result<G::Action, ApiError> {
@@ -433,38 +505,13 @@ impl<G: ServedGame> LiveTable for TableCell<G> {
         Ok(self.view_of(&inner, seat))
     }
 
-    fn act(&self, token: &str, action: &ActionText, version: Option<u64>) -> Result<Value, ApiError> {
-        let seat = self.seat_of(token).ok_or_else(ApiError::bad_token)?;
-        let mut inner = lock(&self.inner);
-        let state = inner.driver.state();
-        match state.turn() {
-            Turn::Terminal => return Err(ApiError::conflict("game_over", "the game is over".into())),
-            Turn::Player(p) if p == seat => {}
-            Turn::Player(p) => {
-                return Err(ApiError::conflict("not_your_turn", format!("it is seat {p}'s turn, not seat {seat}'s")));
-            }
-            Turn::Chance => {
-                return Err(ApiError::conflict("not_your_turn", format!("chance acts now, not seat {seat}")));
-            }
-        }
-        let steps = inner.driver.steps() as u64;
-        if let Some(v) = version
-            && v != steps
-        {
-            return Err(ApiError::conflict(
-                "stale",
-                format!("the table moved on: your view is at version {v}, the table at {steps}"),
-            ));
-        }
-        let action = Self::parse_action(state, action)?;
-        let mut next = inner.driver.clone();
-        next.apply(action).map_err(|e| ApiError::unprocessable("illegal", e.to_string()))?;
-        inner.commit(next, action, Some(seat));
-        let steps = inner.driver.steps();
-        drop(inner);
-        self.announce(steps);
-        self.wake.notify_one();
-        Ok(serde_json::json!({ "version": steps, "action": action.to_string() }))
+    fn act(
+        self: Arc<Self>,
+        token: String,
+        action: ActionText,
+        version: Option<u64>,
+    ) -> Pending<Result<Value, ApiError>> {
+        Box::pin(async move { self.act_now(&token, &action, version).await })
     }
 
     fn record(&self) -> Result<Value, ApiError> {
@@ -491,28 +538,21 @@ impl<G: ServedGame> LiveTable for TableCell<G> {
         self.wake.notify_one();
     }
 
-    fn persist(self: Arc<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+    fn save_now(self: Arc<Self>) -> Pending<Result<(), ApiError>> {
         Box::pin(async move {
-            let Some(store) = self.shared.store.clone() else { return };
-            let mut written = self.persisted.lock().await;
-            // Taken after the write lock, so a later write never holds older data.
-            let (steps, bytes) = {
-                let inner = lock(&self.inner);
-                (inner.driver.steps(), serde_json::to_vec(&self.stored(&inner)))
-            };
-            if *written == steps {
-                return;
-            }
-            let Ok(bytes) = bytes else { return };
-            let id = self.id.clone();
-            match tokio::task::spawn_blocking(move || store.save(&id, &bytes)).await {
-                Ok(Ok(())) => *written = steps,
-                Ok(Err(e)) => eprintln!("table {}: could not save: {e}", self.id),
-                Err(e) => eprintln!("table {}: could not save: {e}", self.id),
-            }
+            let _writer = self.writer.lock().await;
+            let driver = lock(&self.inner).driver.clone();
+            self.save(&driver).await
         })
     }
+
+    fn finished(&self) -> bool {
+        lock(&self.inner).driver.turn() == Turn::Terminal
+    }
 }
+
+/// How long a table's task waits before trying again after a failed save.
+const SAVE_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What the table's task does next.
 enum Job {
@@ -539,27 +579,33 @@ async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Optio
             }
         };
         match job {
-            Job::Wait => {
-                if lock(&cell.inner).driver.turn() == Turn::Terminal {
-                    cell.clone().persist().await;
-                }
-                cell.wake.notified().await;
-            }
+            Job::Wait => cell.wake.notified().await,
             Job::Chance => {
-                let steps = {
-                    let mut inner = lock(&cell.inner);
+                let writer = cell.writer.lock().await;
+                let next = {
+                    let inner = lock(&cell.inner);
                     let mut next = inner.driver.clone();
                     match next.step_chance() {
-                        Some(a) => inner.commit(next, a, None),
+                        Some(a) => (next, a),
                         None => {
                             eprintln!("table {}: a chance node listed no outcome", cell.id);
                             return;
                         }
                     }
+                };
+                if cell.save(&next.0).await.is_err() {
+                    // Nothing is shown that is not saved: try again later.
+                    drop(writer);
+                    tokio::time::sleep(SAVE_RETRY).await;
+                    continue;
+                }
+                let steps = {
+                    let mut inner = lock(&cell.inner);
+                    inner.commit(next.0, next.1, None);
                     inner.driver.steps()
                 };
+                drop(writer);
                 cell.announce(steps);
-                cell.clone().persist().await;
             }
             Job::Bot(seat) => {
                 if !cell.shared.config.bot_delay.is_zero() {
@@ -578,15 +624,16 @@ async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Optio
                     (next, agent, r)
                 })
                 .await;
-                let steps = {
+                let writer = cell.writer.lock().await;
+                let (next, action) = {
                     let mut inner = lock(&cell.inner);
                     inner.thinking = None;
                     match thought {
                         Ok((next, agent, Ok(action))) if inner.driver.steps() == before => {
-                            inner.commit(next, action, Some(seat));
                             if let Some(slot) = agents.get_mut(seat) {
                                 *slot = Some(agent);
                             }
+                            (next, action)
                         }
                         Ok((_, _, Err(e))) => {
                             // Nothing was played; the seat goes on with uniformly random play.
@@ -608,10 +655,21 @@ async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Optio
                             return;
                         }
                     }
+                };
+                if cell.save(&next).await.is_err() {
+                    // Not shown; the bot thinks again later.
+                    drop(writer);
+                    cell.version.send_modify(|_| {});
+                    tokio::time::sleep(SAVE_RETRY).await;
+                    continue;
+                }
+                let steps = {
+                    let mut inner = lock(&cell.inner);
+                    inner.commit(next, action, Some(seat));
                     inner.driver.steps()
                 };
+                drop(writer);
                 cell.announce(steps);
-                cell.clone().persist().await;
             }
         }
     }

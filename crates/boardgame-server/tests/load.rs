@@ -36,7 +36,11 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
-async fn client(s: Arc<TestServer>, until: Instant, samples: Arc<Mutex<Samples>>) {
+/// A person at a table of her own, from address `from` (each client its
+/// own, so that the per-client limits see people, not the test).
+async fn client(s: Arc<TestServer>, from: String, until: Instant, samples: Arc<Mutex<Samples>>) {
+    let http = client_from(&from);
+    let s = Arc::new(TestServer::with_client(&s, http));
     let new_table = || async {
         let c = s
             .create(
@@ -80,7 +84,139 @@ async fn client(s: Arc<TestServer>, until: Instant, samples: Arc<Mutex<Samples>>
     }
 }
 
+/// What the hostile clients of issue 22 did meanwhile.
+#[derive(Default, Debug)]
+struct Hostile {
+    /// Half-open connections (headers never finished) from one address:
+    /// opened, and the most the server held open at once.
+    half_open_opened: usize,
+    half_open_held: usize,
+    /// Replays of the longest record, three at a time: answered, refused busy.
+    replays_ok: usize,
+    replays_busy: usize,
+    /// Actions of the record replayed.
+    record_actions: usize,
+    /// Creations as fast as possible from one address: created, refused 429.
+    created: usize,
+    refused: usize,
+}
+
+/// The peak resident memory of this process (server and clients), KiB.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(str::to_string))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// A valid Caravan record of a long game played at random.
+fn long_record() -> serde_json::Value {
+    use boardgame_kit::{Driver, RandomAgent, Turn};
+    let config: caravan_core::CaravanConfig =
+        serde_json::from_value(json!({ "players": 2, "max_turns": 5000 })).unwrap();
+    let mut d = Driver::<caravan_core::Caravan>::new(&config, 11).unwrap();
+    while d.turn() != Turn::Terminal {
+        if d.turn() == Turn::Chance {
+            d.step_chance().unwrap();
+        } else {
+            d.step_agent(&mut RandomAgent).unwrap();
+        }
+    }
+    serde_json::to_value(d.record().unwrap()).unwrap()
+}
+
+fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(Some(ip.parse().unwrap()))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap()
+}
+
+/// The hostile clients, until `until`.
+async fn hostile(s: Arc<TestServer>, until: Instant) -> Hostile {
+    use tokio::io::AsyncWriteExt;
+    let addr: std::net::SocketAddr = s.base.trim_start_matches("http://").parse().unwrap();
+    let half_open = tokio::spawn(async move {
+        let (mut opened, mut held) = (0, 0);
+        let mut open: Vec<tokio::net::TcpStream> = Vec::new();
+        while Instant::now() < until {
+            while open.len() < 1100 {
+                let socket = tokio::net::TcpSocket::new_v4().unwrap();
+                socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+                let Ok(mut c) = socket.connect(addr).await else { break };
+                let _ = c.write_all(b"GET /api/games HTTP/1.1\r\nHost: x\r\n").await;
+                opened += 1;
+                open.push(c);
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            // The ones the server closed (refused, or timed out) read as closed.
+            let mut buf = [0u8; 512];
+            open.retain(|c| match c.try_read(&mut buf) {
+                Ok(_) => false,
+                Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
+            });
+            held = held.max(open.len());
+        }
+        (opened, held)
+    });
+    let record = Arc::new(long_record());
+    let record_actions = record["actions"].as_array().map_or(0, Vec::len);
+    let replays: Vec<_> = (0..3)
+        .map(|_| {
+            let (s, record) = (s.clone(), record.clone());
+            tokio::spawn(async move {
+                let c = client_from("127.0.0.3");
+                let (mut ok, mut busy) = (0, 0);
+                while Instant::now() < until {
+                    let r = c.post(s.url("/api/replay")).json(&json!({ "record": *record })).send().await.unwrap();
+                    match r.status() {
+                        StatusCode::OK => ok += 1,
+                        StatusCode::SERVICE_UNAVAILABLE => {
+                            busy += 1;
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                        other => panic!("replay: {other}"),
+                    }
+                    let _ = r.bytes().await;
+                }
+                (ok, busy)
+            })
+        })
+        .collect();
+    let flood = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            let c = client_from("127.0.0.4");
+            let (mut created, mut refused) = (0, 0);
+            while Instant::now() < until {
+                let body = json!({ "game": "caravan", "players": 2, "seats": ["human", "random"] });
+                match c.post(s.url("/api/tables")).json(&body).send().await.unwrap().status() {
+                    StatusCode::CREATED => created += 1,
+                    StatusCode::TOO_MANY_REQUESTS => refused += 1,
+                    other => panic!("creation: {other}"),
+                }
+            }
+            (created, refused)
+        })
+    };
+    let mut h = Hostile { record_actions, ..Hostile::default() };
+    (h.half_open_opened, h.half_open_held) = half_open.await.unwrap();
+    for r in replays {
+        let (ok, busy) = r.await.unwrap();
+        h.replays_ok += ok;
+        h.replays_busy += busy;
+    }
+    (h.created, h.refused) = flood.await.unwrap();
+    h
+}
+
 async fn run(bot_tables: usize, clients: usize, seconds: u64, data: bool) {
+    run_with(bot_tables, clients, seconds, data, false).await;
+}
+
+async fn run_with(bot_tables: usize, clients: usize, seconds: u64, data: bool, attacked: bool) {
     let mut config = common::config();
     let dir = common::temp_dir("load");
     if data {
@@ -88,6 +224,11 @@ async fn run(bot_tables: usize, clients: usize, seconds: u64, data: bool) {
     }
     config.bot_delay = Duration::from_millis(300);
     config.max_tables = bot_tables + clients * 20;
+    if attacked {
+        // Room for the flood's tables (at most 50: its per-client limit).
+        config.max_tables += 100;
+        config.max_replay_actions = 100_000;
+    }
     let s = Arc::new(common::start(config).await);
     let setups = [
         json!({ "game": "korovan", "seats": ["heuristic", "random", "heuristic", "random", "heuristic"] }),
@@ -95,13 +236,25 @@ async fn run(bot_tables: usize, clients: usize, seconds: u64, data: bool) {
     ];
     let mut bot_ids = Vec::new();
     for i in 0..bot_tables {
-        bot_ids.push(s.create(setups[i % 2].clone()).await["id"].as_str().unwrap().to_string());
+        // Ten tables per address, within the per-client limits.
+        let from = TestServer::with_client(&s, client_from(&format!("127.0.20.{}", i / 10 + 1)));
+        bot_ids.push(from.create(setups[i % 2].clone()).await["id"].as_str().unwrap().to_string());
     }
     let samples = Arc::new(Mutex::new(Samples::default()));
     let until = Instant::now() + Duration::from_secs(seconds);
-    let tasks: Vec<_> = (0..clients).map(|_| tokio::spawn(client(s.clone(), until, samples.clone()))).collect();
+    let attack = attacked.then(|| tokio::spawn(hostile(s.clone(), until)));
+    let tasks: Vec<_> = (0..clients)
+        .map(|i| tokio::spawn(client(s.clone(), format!("127.0.10.{}", i + 1), until, samples.clone())))
+        .collect();
     for t in tasks {
         t.await.unwrap();
+    }
+    if let Some(attack) = attack {
+        let h = attack.await.unwrap();
+        println!("hostile clients meanwhile: {h:?}; peak memory of the process {} MiB", peak_rss_kib() / 1024);
+        assert!(h.half_open_held <= 128 + 8, "one address holds at most its cap of connections ({})", h.half_open_held);
+        assert!(h.refused > 0 && h.created <= 50, "the flood was limited ({} created)", h.created);
+        assert!(h.record_actions > 1_000, "the replayed record is long ({} actions)", h.record_actions);
     }
     let mut bot_actions = 0u64;
     for id in &bot_ids {
@@ -148,4 +301,20 @@ async fn load_full() {
 #[ignore = "the full load test of docs/serve.md, every table kept on disk; run by hand in release"]
 async fn load_full_with_data() {
     run(200, 50, 30, true).await;
+}
+
+/// Issue 22: the load of `load_full_with_data` while hostile clients attack:
+/// one address keeps 1 100 connections half-open, three replays of the
+/// longest record run in a loop, one address creates tables as fast as it
+/// can. The honest clients must see no error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "the attacked load test of docs/serve.md; run by hand in release"]
+async fn load_attacked() {
+    run_with(200, 50, 30, true, true).await;
+}
+
+/// The same, small, in the normal suite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_attacked_small() {
+    run_with(10, 3, 4, true, true).await;
 }

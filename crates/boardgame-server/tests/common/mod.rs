@@ -54,6 +54,12 @@ pub fn temp_dir(name: &str) -> PathBuf {
 }
 
 impl TestServer {
+    /// The same server through another client (say, bound to another
+    /// loopback address); stopping it does nothing.
+    pub fn with_client(&self, client: Client) -> TestServer {
+        TestServer { base: self.base.clone(), client, shutdown: None, task: None }
+    }
+
     pub async fn stop(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
