@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod core;
+pub mod learner;
 pub mod vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
@@ -799,6 +800,7 @@ fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_engine_classes(m)?;
     m.add_class::<Rng>()?;
     m.add_class::<VectorCoreObj>()?;
+    learner::register(m)?;
     m.add("InvalidActionError", m.py().get_type::<InvalidActionError>())?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;
     m.add_function(wrap_pyfunction!(from_record, m)?)?;
