@@ -16,6 +16,10 @@
 //!   [`Caravan::from_setup`]; also the serde form of a state.
 //! * [`CaravanObservation`] and a flat tensor (layout in
 //!   `docs/encoding-caravan.md`); determinization is a copy (C-8).
+//! * The compact action space ([`compact_num_actions`]: 694 ids for 2
+//!   players instead of 41,667), for policy networks: a boolean mask
+//!   ([`Caravan::write_compact_mask`]) and an exact mapping to and from the
+//!   flat ids ([`Caravan::compact_action`], [`Caravan::compact_id`]).
 //! * [`CaravanHeuristic`] and [`tuned_ismcts`], the engine's agents, also by
 //!   name through [`boardgame_kit::Bots`]; [`CaravanError`] is the kit's
 //!   [`boardgame_kit::GameError`] with Caravan's parts.
@@ -38,6 +42,7 @@
 //! | `observation` | [`CaravanObservation`] and the tensor | C-8 |
 //! | `display` | the ASCII board | |
 //! | `game` | `impl Game for Caravan`, delegating to the above | |
+//! | `compact` | the compact action space: [`CompactIndex`], [`Caravan::write_compact_mask`], [`CompactError`] (`docs/encoding-caravan.md`) | C-5.6 |
 //! | `bot` | [`CaravanHeuristic`], [`tuned_ismcts`], `impl Bots` | |
 //!
 //! Speed (release build, 3 players, measured with the workspace benches on
@@ -79,10 +84,11 @@
 
 // The modules, each standing above the ones it uses (no import cycles):
 // board → config → action → error → state → knowledge → rules → setup →
-// observation → display → game → bot.
+// observation → display → game → compact → bot.
 mod action;
 mod board;
 mod bot;
+mod compact;
 mod config;
 mod display;
 mod error;
@@ -96,6 +102,7 @@ mod state;
 pub use action::{ACTION_LIST_CAPACITY, Act, Action, ActionList, ChanceList};
 pub use board::{FULL_BAG, KINDS, Kind, NotationError, SIDE, SPACES, SQUARES, Square};
 pub use bot::{CaravanHeuristic, tuned_ismcts};
+pub use compact::{COMPACT_SLOTS, CompactError, CompactIndex, MAX_COMPACT_ACTIONS, compact_num_actions};
 pub use config::{Board, CaravanConfig, ConfigError, MAX_TURNS_LIMIT};
 pub use error::{CaravanError, IllegalReason, SetupError};
 pub use observation::{CaravanObservation, GLOBAL_SCALARS, PLANES, PLAYER_SCALARS, TENSOR_LEN};

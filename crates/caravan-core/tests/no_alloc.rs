@@ -1,12 +1,12 @@
 //! The hot paths never allocate: legal actions, chance outcomes, validate,
-//! apply (legal or not), apply_unchecked, clone and the observation tensor,
-//! checked with a counting global allocator along random games.
+//! apply (legal or not), apply_unchecked, clone, the observation tensor and
+//! the compact actions (mask, both mappings, their errors), checked with a counting global allocator along random games.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use boardgame_kit::{Game, GameRng, Turn};
-use caravan_core::{Action, Caravan, CaravanConfig, TENSOR_LEN};
+use caravan_core::{Action, Caravan, CaravanConfig, TENSOR_LEN, compact_num_actions};
 
 struct Counting;
 
@@ -43,6 +43,8 @@ fn hot_paths_do_not_allocate() {
         let config = CaravanConfig { players, max_turns: 150, ..CaravanConfig::default() };
         let mut rng = GameRng::new(u64::from(players));
         let mut tensor = vec![0f32; TENSOR_LEN];
+        let mut mask = vec![false; compact_num_actions(&config)];
+        let mut short = [0u8; 3];
         let before = allocations();
         // new_game (config validation included) does not allocate either
         let mut state = Caravan::new_game(&config).unwrap();
@@ -60,6 +62,18 @@ fn hot_paths_do_not_allocate() {
                     list[rng.index(list.len())]
                 }
             };
+            // the compact actions: mask, both mappings, bad ids
+            state.write_compact_mask(&mut mask).unwrap();
+            assert!(state.write_compact_mask(&mut short).is_err());
+            if state.turn() != Turn::Chance {
+                let id = state.compact_id(action).unwrap();
+                assert_eq!(state.compact_action(id), Ok(action));
+                let bogus = rng.below(1000);
+                let _ = state.compact_action(bogus);
+                let _ = state.compact_id(Action::from_id(rng.below(40_000)).unwrap());
+            } else {
+                assert!(state.compact_action(0).is_err());
+            }
             // an illegal action: an error, no allocation
             let mut copy = state;
             let bogus = Action::from_id(rng.below(40_000)).unwrap();
