@@ -4,7 +4,8 @@
 # among them), then the Python package's suite (OpenSpiel, PettingZoo; it
 # makes its own virtual environment). Installs what the suites need:
 # Debian's Chromium and ChromeDriver (scripts/test-browser.sh --install),
-# Python packages from PyPI (scripts/test-python.sh).
+# Python packages from PyPI (scripts/test-python.sh), and the ML stage's
+# torch + sb3-contrib in a cache venv outside the clone (scripts/test-ml.sh).
 # The README's test command; `.ci/run` runs it after fmt and clippy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,3 +18,6 @@ BOARDGAME_BROWSER_TEST=require cargo test --workspace --all-features
 
 echo "== the Python package (scripts/test-python.sh)"
 scripts/test-python.sh
+
+echo "== the ML stage: SB3 and the training examples' quick mode (scripts/test-ml.sh)"
+scripts/test-ml.sh

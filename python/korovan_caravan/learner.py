@@ -54,8 +54,13 @@ Arguments of both:
     the other seats. Potential-based: an episode's shaping sums to
     ``c · (φ(end) − φ(start))``.
 ``actions``
-    ``"flat"``: the engine's action ids (``Discrete(num_distinct_actions)``;
-    chance ids are never legal for the learner).
+    ``"auto"`` (the default): ``"compact"`` where the engine has a compact
+    action space (Caravan: 694 ids with two seats, 742 with three, 790 with
+    four; ``docs/encoding-caravan.md``), else ``"flat"``. ``"flat"``: the
+    engine's action ids (``Discrete(num_distinct_actions)``; chance ids are
+    never legal for the learner; Caravan's 41,667+ ids make a slow policy
+    head). ``"compact"``: the compact ids (a ``ValueError`` for an engine
+    without them). ``env.actions`` names the space in use.
 ``illegal``
     What an action that is in the action space but not legal for the
     learner does. ``"noop"`` (the default): nothing is played in that game,
@@ -199,7 +204,10 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
     a game ended, ``"final_obs"``/``"_final_obs"`` and
     ``"final_info"``/``"_final_info"`` (``{"share": …}``: the learner's
     share of the finished game, whatever the reward mode), as Gymnasium's
-    same-step autoreset gives them.
+    same-step autoreset gives them — ``final_obs`` as one float32 array
+    ``(num_envs, *shape)`` whose rows are valid where ``_final_obs`` is True
+    (Gymnasium's own vector envs give an object array; indexing
+    ``final_obs[i]`` reads the same), and ``share`` 0 on other rows.
 
     ``copy=True`` (the default): every call returns new arrays. ``copy=False``:
     the same arrays every call, overwritten by the next one (the fastest).
@@ -216,7 +224,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         seat: Optional[int] = 0,
         reward: str = "shares",
         shaping: float = 0.0,
-        actions: str = "flat",
+        actions: str = "auto",
         illegal: str = "noop",
         seed: Optional[int] = None,
         copy: bool = True,
@@ -253,6 +261,11 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
     def opponents(self) -> list:
         """The opponents' agent names, one per other seat in seat order."""
         return list(self._core.opponents)
+
+    @property
+    def actions(self) -> str:
+        """The learner's action space: ``"flat"`` or ``"compact"``."""
+        return self._core.actions
 
     @property
     def reward(self) -> str:
@@ -297,14 +310,13 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         info: dict = {"action_mask": mask.view(np.bool_), "seat": seat.view(np.int32), "illegal": illegal.view(np.bool_)}
         ended = done.view(np.bool_)
         if ended.any():
-            rows = np.flatnonzero(ended)
-            fo = np.empty(self.num_envs, dtype=object)
-            for i in rows:
-                fo[i] = final_obs[i]
-            info["final_obs"] = fo
-            info["_final_obs"] = ended.copy()
-            info["final_info"] = {"share": np.where(ended, share, 0.0).astype(np.float32), "_share": ended.copy()}
-            info["_final_info"] = ended.copy()
+            # the finished games' last views: a float32 array (rows valid where
+            # "_final_obs" is True) rather than an object array, so that no
+            # Python loop runs over the games
+            info["final_obs"] = final_obs
+            info["_final_obs"] = ended
+            info["final_info"] = {"share": share, "_share": ended}
+            info["_final_info"] = ended
         return info
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -386,7 +398,7 @@ class LearnerEnv(gymnasium.Env):
         seat: Optional[int] = 0,
         reward: str = "shares",
         shaping: float = 0.0,
-        actions: str = "flat",
+        actions: str = "auto",
         illegal: str = "noop",
         seed: Optional[int] = None,
         **config: Any,
@@ -415,6 +427,11 @@ class LearnerEnv(gymnasium.Env):
     def opponents(self) -> list:
         """The opponents' agent names."""
         return list(self._core.opponents)
+
+    @property
+    def actions(self) -> str:
+        """The learner's action space: ``"flat"`` or ``"compact"``."""
+        return self._core.actions
 
     @property
     def current_seed(self) -> int:
@@ -449,6 +466,12 @@ class LearnerEnv(gymnasium.Env):
     def step(self, action):
         if not self._started:
             raise RuntimeError("call reset() before step()")
+        if isinstance(action, bool):
+            raise TypeError("an action must be an integer id, not bool")
+        if isinstance(action, int) and not 0 <= action < self._c.num_actions:
+            err = InvalidActionError(f"learner action {action} is out of range (actions are 0..{self._c.num_actions})")
+            err.game, err.action = 0, action
+            raise err
         a = np.asarray(action)
         if a.shape != ():
             if a.shape == (1,):

@@ -69,7 +69,7 @@ class SB3VecEnv(VecEnv):
             final_obs = info["final_obs"]
             shares = info["final_info"]["share"]
             for i in np.flatnonzero(dones):
-                infos[i]["terminal_observation"] = final_obs[i]
+                infos[i]["terminal_observation"] = final_obs[i].copy()
                 infos[i]["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i])}
                 infos[i]["share"] = float(shares[i])
                 self.shares.append(float(shares[i]))

@@ -138,10 +138,10 @@ pub trait LearnerActions<G: Game>: Send + Sync {
     fn name(&self) -> &'static str;
     /// The number of learner actions (one mask row).
     fn num_actions(&self) -> usize;
-    /// Writes the mask of `state` (the learner to move; `legal` its legal
-    /// actions) into `row` (of [`LearnerActions::num_actions`] entries): 1
-    /// at every legal learner action, 0 elsewhere.
-    fn write_mask(&self, state: &G, legal: &G::ActionList, row: &mut [u8]);
+    /// Writes the mask of `state` (the learner to move) into `row` (of
+    /// [`LearnerActions::num_actions`] entries): 1 at every legal learner
+    /// action, 0 elsewhere. `scratch` is a scratch list.
+    fn write_mask(&self, state: &G, scratch: &mut G::ActionList, row: &mut [u8]);
     /// The engine's action for learner action `a` in `state`, or `None`
     /// when `a` is unknown or illegal there. `legal` is a scratch list.
     fn decode(&self, state: &G, a: u32, legal: &mut G::ActionList) -> Option<G::Action>;
@@ -166,8 +166,9 @@ impl<G: Game> LearnerActions<G> for FlatActions {
     fn num_actions(&self) -> usize {
         self.num_actions
     }
-    fn write_mask(&self, state: &G, legal: &G::ActionList, row: &mut [u8]) {
+    fn write_mask(&self, state: &G, legal: &mut G::ActionList, row: &mut [u8]) {
         row.iter_mut().for_each(|m| *m = 0);
+        state.legal_actions(legal);
         for &a in legal.iter() {
             if let Some(m) = row.get_mut(G::action_id(state.config(), a) as usize) {
                 *m = 1;
@@ -177,6 +178,42 @@ impl<G: Game> LearnerActions<G> for FlatActions {
     fn decode(&self, state: &G, a: u32, _legal: &mut G::ActionList) -> Option<G::Action> {
         let action = G::action_from_id(state.config(), a).ok()?;
         state.is_legal(action).then_some(action)
+    }
+}
+
+/// Caravan's compact actions (`docs/encoding-caravan.md`): a few hundred
+/// ids whose sources are the mover's camel slots; exactly the legal actions
+/// are set in the mask.
+pub struct CaravanCompact {
+    num_actions: usize,
+}
+
+impl CaravanCompact {
+    /// The compact space of `config`.
+    pub fn new(config: &caravan_core::CaravanConfig) -> Self {
+        CaravanCompact { num_actions: caravan_core::compact_num_actions(config) }
+    }
+}
+
+impl LearnerActions<caravan_core::Caravan> for CaravanCompact {
+    fn name(&self) -> &'static str {
+        "compact"
+    }
+    fn num_actions(&self) -> usize {
+        self.num_actions
+    }
+    fn write_mask(&self, state: &caravan_core::Caravan, scratch: &mut caravan_core::ActionList, row: &mut [u8]) {
+        if state.write_compact_mask_with(row, scratch).is_err() {
+            row.iter_mut().for_each(|m| *m = 0);
+        }
+    }
+    fn decode(
+        &self,
+        state: &caravan_core::Caravan,
+        a: u32,
+        _legal: &mut caravan_core::ActionList,
+    ) -> Option<caravan_core::Action> {
+        state.compact_action(a).ok()
     }
 }
 
@@ -396,7 +433,6 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
         }
         let mask = &mut out.mask[k * a..(k + 1) * a];
         if learner_to_move {
-            slot.state.legal_actions(list);
             self.actions.write_mask(&slot.state, list, mask);
         } else {
             mask.iter_mut().for_each(|m| *m = 0);
@@ -673,7 +709,8 @@ type MakeActions<G> = fn(&<G as Game>::Config) -> Box<dyn LearnerActions<G>>;
 
 /// A learner batch of the engine `name`, with the action space `actions`
 /// (`flat`: the engine's ids; `compact`: the engine's compact actions,
-/// where it has them).
+/// where it has them (Caravan); `auto`: compact where the engine has them,
+/// else flat).
 ///
 /// # Errors
 /// The message for an unknown engine or action space, or whatever
@@ -694,10 +731,10 @@ pub fn new_learner(
     ) -> Result<Box<dyn LearnerCore>, String> {
         let game = GameCore::<G>::from_overlay(players, overlay)?;
         let codec: Box<dyn LearnerActions<G>> = match (actions, compact) {
-            ("flat", _) => Box::new(FlatActions::new::<G>(&game.config)),
-            ("compact", Some(make)) => make(&game.config),
+            ("flat", _) | ("auto", None) => Box::new(FlatActions::new::<G>(&game.config)),
+            ("compact" | "auto", Some(make)) => make(&game.config),
             ("compact", None) => return Err(format!("{} has no compact action space (use actions=\"flat\")", G::NAME)),
-            _ => return Err(format!("unknown action space `{actions}` (known: flat, compact)")),
+            _ => return Err(format!("unknown action space `{actions}` (known: auto, flat, compact)")),
         };
         Ok(Box::new(LearnerBatch::new(game, spec, codec)?))
     }
@@ -705,7 +742,9 @@ pub fn new_learner(
     use korovan_core::Korovan;
     match name {
         n if n == Korovan::NAME => build::<Korovan>(players, overlay, actions, spec, None),
-        n if n == Caravan::NAME => build::<Caravan>(players, overlay, actions, spec, None),
+        n if n == Caravan::NAME => {
+            build::<Caravan>(players, overlay, actions, spec, Some(|c| Box::new(CaravanCompact::new(c))))
+        }
         _ => Err(format!("unknown game `{name}` (games: {}, {})", Korovan::NAME, Caravan::NAME)),
     }
 }
