@@ -40,7 +40,8 @@ def env_rate(game, players, opponents, num_envs, seconds, **config):
         env.step(env.sample_legal(rng))
     step_cpu = 0.0
     steps = 0
-    episodes = 0
+    length = np.zeros(num_envs, dtype=np.int64)
+    lengths = []
     cpu0 = time.process_time()
     while time.process_time() - cpu0 < seconds:
         actions = env.sample_legal(rng)
@@ -48,10 +49,12 @@ def env_rate(game, players, opponents, num_envs, seconds, **config):
         _, _, done, _, _ = env.step(actions)
         step_cpu += time.process_time() - t
         steps += num_envs
-        episodes += int(done.sum())
+        length += 1
+        lengths.extend(length[done].tolist())
+        length[done] = 0
     total_cpu = time.process_time() - cpu0
     return {"steps": steps, "step_rate": steps / step_cpu, "policy_rate": steps / total_cpu,
-            "steps_per_episode": steps / max(1, episodes), "actions": env.actions,
+            "steps_per_episode": float(np.mean(lengths)) if lengths else float("nan"), "actions": env.actions,
             "num_actions": env.single_action_space.n}
 
 
@@ -79,11 +82,14 @@ def main() -> None:
     ap.add_argument("--num-envs", type=int, default=1024)
     ap.add_argument("--ppo-steps", type=int, default=8192, help="MaskablePPO steps with the compact head")
     ap.add_argument("--flat-steps", type=int, default=512, help="MaskablePPO steps with the flat head")
+    ap.add_argument("--net", default="64,64", help="MlpPolicy hidden layers (both heads)")
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--batch", type=int, default=1024)
     args = ap.parse_args()
     print(f"machine: {describe()}")
     print(f"load average before: {load_average()}\n")
     if args.part in ("env", "both"):
-        print("| game | opponents | actions | learner steps/CPU-s (step) | with policy | steps/episode |")
+        print("| game | opponents | actions | learner steps/CPU-s (step) | with policy | learner steps/game |")
         print("|---|---|---|---:|---:|---:|")
         for game, players, config in (("korovan", 5, {}), ("caravan", 2, {})):
             for opp in ("random", "heuristic"):
@@ -92,7 +98,8 @@ def main() -> None:
                       f"{r['step_rate']:,.0f} | {r['policy_rate']:,.0f} | {r['steps_per_episode']:.1f} |", flush=True)
         print()
     if args.part in ("ppo", "both"):
-        ppo = {"n_steps": 64, "batch_size": 512, "n_epochs": 4, "policy_kwargs": {"net_arch": [256, 256]}}
+        net = [int(x) for x in args.net.split(",")]
+        ppo = {"n_steps": 64, "batch_size": args.batch, "n_epochs": args.epochs, "policy_kwargs": {"net_arch": net}}
         print(f"MaskablePPO on Caravan 2p, 32 games, {ppo}")
         print("| head | actions | env steps | CPU s | wall s | env steps/CPU-s |")
         print("|---|---:|---:|---:|---:|---:|")

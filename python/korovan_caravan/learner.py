@@ -242,6 +242,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._out = self._c.buffers()
+        self._views = None
         self._core.observe_into(self._out)
         self._truncations = np.zeros(self.num_envs, dtype=np.bool_)
         self._seeded = seed is not None
@@ -306,9 +307,12 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
 
     # ---------------------------------------------------------- stepping
     def _info(self, out) -> dict:
-        _, mask, seat, _, done, illegal, final_obs, share = out
-        info: dict = {"action_mask": mask.view(np.bool_), "seat": seat.view(np.int32), "illegal": illegal.view(np.bool_)}
-        ended = done.view(np.bool_)
+        if self._views is None or self._views[0] is not out:
+            _, mask, seat, _, done, illegal, final_obs, share = out
+            self._views = (out, mask.view(np.bool_), seat.view(np.int32), illegal.view(np.bool_),
+                           done.view(np.bool_), final_obs, share)
+        _, mask, seat, illegal, ended, final_obs, share = self._views
+        info: dict = {"action_mask": mask, "seat": seat, "illegal": illegal}
         if ended.any():
             # the finished games' last views: a float32 array (rows valid where
             # "_final_obs" is True) rather than an object array, so that no
@@ -349,9 +353,9 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         out = self._c.buffers() if self.copy else self._out
         self._core.step_into(a, out)
         self._out = out
-        obs, _, _, reward, done, _, _, _ = out
+        info = self._info(out)
         truncations = self._truncations.copy() if self.copy else self._truncations
-        return obs, reward, done.view(np.bool_), truncations, self._info(out)
+        return out[0], out[3], self._views[4], truncations, info
 
     def sample_legal(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
         """A uniformly random legal learner action per game (int64, numpy-drawn)."""
