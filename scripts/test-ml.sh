@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 VENV=${KOROVAN_ML_VENV:-/var/cache/korovan-caravan/ml-venv}
 PROFILE=${BOARDGAMES_PROFILE:-dev}
-PACKAGES=(torch "sb3-contrib>=2.3" "gymnasium>=1.0" matplotlib "pytest>=7")
+PACKAGES=(torch "sb3-contrib>=2.3" "gymnasium>=1.1" matplotlib "pytest>=7")
 
 mkdir -p "$(dirname "$VENV")"
 exec 9>"$VENV.lock"

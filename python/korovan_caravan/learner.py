@@ -1,4 +1,4 @@
-"""Single-learner environments (needs ``gymnasium`` >= 1.0): one seat of every
+"""Single-learner environments (needs ``gymnasium`` >= 1.1): one seat of every
 game is the learner's, the other seats are built-in agents by name that play
 in Rust between the learner's decisions, as chance does.
 
