@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod compact;
 pub mod core;
 pub mod learner;
 pub mod vector;
@@ -807,6 +808,7 @@ fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registered_games, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(merge_results, m)?)?;
+    compact::register(m)?;
     m.add("CHANCE_STREAM", CHANCE_STREAM)?;
     m.add("AGENT_STREAM_BASE", AGENT_STREAM_BASE)?;
     m.add("CHANCE_PLAYER", core::CHANCE_PLAYER)?;

@@ -66,8 +66,8 @@
 
 use boardgame_kit::{Game, Turn};
 
-use crate::action::{Action, ActionList, Decoded, SUPPLY_FROM};
-use crate::board::{KINDS, SPACES, SQUARES, nth_sparse};
+use crate::action::{Action, ActionList, Decoded, GOOD_BASE, MOVE_BASE, SUPPLY_FROM};
+use crate::board::{Bits, FULL, KINDS, SPACES, SQUARES, nth_sparse};
 use crate::error::IllegalReason;
 use crate::state::{Caravan, MAX_CAMELS, MAX_PLAYERS, NO_CAMEL, SUPPLY_LOC};
 
@@ -387,15 +387,53 @@ impl Caravan {
         };
         self.generate(scratch);
         let index = CompactIndex::of(self, seat);
+        // The camel moves (C-5.1), most of the legal actions, as one 49-bit
+        // target set per source, written in fixed-size blocks: with two
+        // actions left every other square, with one only the free squares.
+        let p = usize::from(index.seat);
+        let free = FULL & !self.occupied();
+        let two = self.left >= 2;
         let mut n = 0;
-        for &a in scratch.iter() {
-            if let Some(slot) = index.encode(a).and_then(|id| mask.get_mut(id as usize)) {
+        if self.supply[p] > 0 {
+            n += write_targets(mask, C_MOVE, if two { FULL } else { free });
+        }
+        for (i, s) in Bits(index.unladen).enumerate() {
+            let targets = if two { FULL & !(1u64 << s) } else { free };
+            n += write_targets(mask, C_MOVE + (1 + i as u32) * SQ, targets);
+        }
+        // the rest (pick-ups, goods, steals, `end`) from the legal list;
+        // the generation lists the moves first, so the scan starts after
+        // them when the list has that shape (and scans it all otherwise;
+        // the property tests check the result against the whole list)
+        let is_move = |a: &Action| (MOVE_BASE..GOOD_BASE).contains(&a.id());
+        let moves = n;
+        let start = match (scratch.first(), moves.checked_sub(1).and_then(|i| scratch.get(i)), scratch.get(moves)) {
+            (Some(first), Some(last), Some(next)) if is_move(first) && is_move(last) && !is_move(next) => moves,
+            _ => 0,
+        };
+        for a in scratch.get(start..).unwrap_or(&[]) {
+            if is_move(a) {
+                continue;
+            }
+            if let Some(slot) = index.encode(*a).and_then(|id| mask.get_mut(id as usize)) {
                 *slot = T::from(true);
                 n += 1;
             }
         }
         Ok(n)
     }
+}
+
+/// Sets `mask[base + t]` for every square `t` of `targets` (49 writes,
+/// no data-dependent branch); returns the number set.
+#[inline]
+fn write_targets<T: From<bool> + Copy>(mask: &mut [T], base: u32, targets: u64) -> usize {
+    if let Some(block) = mask.get_mut(base as usize..(base + SQ) as usize) {
+        for (t, slot) in block.iter_mut().enumerate() {
+            *slot = T::from((targets >> t) & 1 == 1);
+        }
+    }
+    targets.count_ones() as usize
 }
 
 #[cfg(test)]

@@ -124,13 +124,45 @@ fn configs() -> impl Strategy<Value = CaravanConfig> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// The kit's reachable states (uniform random walks).
     #[test]
     fn bijection_on_reachable_states(state in configs().prop_flat_map(|c| reachable_state::<Caravan>(c, 400))) {
         check_state(&state)?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Any id, any flat action, any reachable state: an answer or a typed
+    /// error, never a panic; an answer is legal.
+    #[test]
+    fn arbitrary_ids_never_panic(
+        state in configs().prop_flat_map(|c| reachable_state::<Caravan>(c, 300)),
+        id in any::<u32>(),
+        flat in 0u32..42_451,
+    ) {
+        if let Ok(a) = state.compact_action(id) {
+            prop_assert!(state.validate(a).is_ok());
+        }
+        if let Ok(index) = state.compact_index() {
+            let _ = index.decode(id);
+        }
+        let action = Action::from_id(flat).unwrap();
+        if let Ok(cid) = state.compact_id(action) {
+            prop_assert_eq!(state.compact_action(cid), Ok(action));
+        }
+        let mut mask = [0u8; MAX_COMPACT_ACTIONS];
+        let n = compact_num_actions(state.config());
+        prop_assert!(state.write_compact_mask(&mut mask[..(id as usize % (n + 2)).max(1)]).is_ok() == (id as usize % (n + 2) == n));
+    }
+}
+
+proptest! {
+    // each case checks ~50 states of a walk whose driver tries every action
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// Every state of a mixed walk (goods moved, delivered and stolen).
     #[test]
