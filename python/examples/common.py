@@ -30,7 +30,10 @@ def wilson(p: float, n: int, z: float = 1.959963984540054):
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+    # exact at the ends (p = 0 or 1), where rounding would leave c - h a hair above 0
+    lo = 0.0 if p <= 0.0 else max(0.0, c - h)
+    hi = 1.0 if p >= 1.0 else min(1.0, c + h)
+    return (lo, hi)
 
 
 def evaluate(model, game: str, players: int, opponents: str, games: int, seed: int, **config) -> dict:
