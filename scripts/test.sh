@@ -6,7 +6,8 @@
 # release wheel installed without Rust. Installs what the suites need:
 # Debian's Chromium and ChromeDriver (scripts/test-browser.sh --install),
 # Debian's tmux (scripts/test-terminal.sh --install),
-# Python packages from PyPI (scripts/test-python.sh, scripts/test-wheel.sh).
+# Python packages from PyPI (scripts/test-python.sh, scripts/test-wheel.sh), and the
+# ML stage's torch + sb3-contrib in a cache venv outside the clone (scripts/test-ml.sh).
 # The README's test command; `.ci/run` runs it after fmt and clippy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,3 +26,6 @@ scripts/test-python.sh
 
 echo "== the prebuilt wheel, installed where there is no Rust (scripts/test-wheel.sh)"
 scripts/test-wheel.sh
+
+echo "== the ML stage: SB3 and the training examples' quick mode (scripts/test-ml.sh)"
+scripts/test-ml.sh

@@ -222,6 +222,63 @@ class _VectorCore:
         done: npt.NDArray[np.uint8],
     ) -> None: ...
 
+_LearnerArrays = tuple[
+    npt.NDArray[np.float32],  # obs
+    npt.NDArray[np.uint8],  # mask
+    npt.NDArray[np.uint32],  # seat
+    npt.NDArray[np.float32],  # reward
+    npt.NDArray[np.uint8],  # done
+    npt.NDArray[np.uint8],  # illegal
+    npt.NDArray[np.float32],  # final_obs
+    npt.NDArray[np.float32],  # share
+]
+
+class _LearnerCore:
+    """The native half of ``korovan_caravan.learner`` (single-learner games,
+    the opponents played in Rust)."""
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        players: Optional[int],
+        seed: int,
+        config: str,
+        opponents: Union[str, list[str]],
+        seat: Optional[int],
+        reward: str,
+        shaping: float,
+        actions: str,
+        illegal: str,
+    ) -> None: ...
+    @property
+    def name(self) -> str: ...
+    def config_json(self) -> str: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def observation_shape(self) -> list[int]: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def actions(self) -> str: ...
+    @property
+    def opponents(self) -> list[str]: ...
+    @property
+    def seat(self) -> Optional[int]: ...
+    @property
+    def reward(self) -> str: ...
+    @property
+    def shaping(self) -> float: ...
+    @property
+    def seed(self) -> int: ...
+    def current_seed(self, game: int) -> int: ...
+    def finished(self, game: int) -> int: ...
+    def reset(self, seed: int) -> None: ...
+    def observe_into(self, out: _LearnerArrays) -> None: ...
+    def step_into(self, actions: npt.NDArray[np.int64], out: _LearnerArrays) -> None: ...
+
 def simulate_json(
     game: str,
     games: int,

@@ -21,8 +21,17 @@ returns, observations (the default observer writes the Rust tensor into its
 numpy buffer) and ``resample_from_infostate`` (the engine's
 determinization, for ``open_spiel.python.algorithms.ismcts``).
 
-Returns are constant-sum: 1 for a sole winner, ``1/k`` for each of ``k``
-seats sharing a draw, 0 for the others.
+Returns (the game parameter ``reward``, as every environment of the
+package): ``"shares"`` (the default) is constant-sum (``utility_sum`` 1,
+``Utility.CONSTANT_SUM``): 1 for a sole winner, ``1/k`` for each of ``k``
+seats sharing a draw, 0 for the others. ``"zero_sum"`` is
+``(n·share − 1)/(n − 1)`` with ``n`` seats, typed ``Utility.ZERO_SUM``
+(+1 for a sole win, −1 for a loss with two seats, ``−1/(n−1)`` with more;
+they sum to 0), for OpenSpiel code that requires zero-sum games:
+``pyspiel.load_game("caravan", {"players": 2, "reward": "zero_sum"})``. The
+rewards are terminal; the package's shaped reward (score difference) is
+offered by the learner and PettingZoo environments only, since OpenSpiel's
+algorithms read ``returns()`` as the game's utilities.
 """
 
 from __future__ import annotations
@@ -64,7 +73,11 @@ def _scalar_defaults(name):
     return {k: v for k, v in config.items() if isinstance(v, (bool, int, float, str))}
 
 
-def _game_type(name):
+#: The reward modes of the OpenSpiel games (the parameter ``reward``).
+REWARDS = ("shares", "zero_sum")
+
+
+def _game_type(name, reward="shares"):
     long_name, information = _ENGINE_FACTS.get(
         name, (name.capitalize(), pyspiel.GameType.Information.IMPERFECT_INFORMATION)
     )
@@ -76,7 +89,7 @@ def _game_type(name):
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=information,
-        utility=pyspiel.GameType.Utility.CONSTANT_SUM,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if reward == "zero_sum" else pyspiel.GameType.Utility.CONSTANT_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=hi,
         min_num_players=lo,
@@ -87,7 +100,7 @@ def _game_type(name):
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=_scalar_defaults(name),
+        parameter_specification={**_scalar_defaults(name), "reward": "shares"},
     )
 
 
@@ -100,19 +113,33 @@ class BoardGame(pyspiel.Game):
     def __init__(self, params=None):
         params = dict(params or {})
         short_name = self.short_name
+        reward = params.pop("reward", "shares")
+        if reward not in REWARDS:
+            raise ValueError(f"unknown reward {reward!r} (known: {', '.join(REWARDS)})")
+        self._reward = reward
         self._bg = korovan_caravan.load_game(short_name, **params)
         n = self._bg.num_distinct_actions()
+        players = self._bg.num_players()
+        zero_sum = reward == "zero_sum"
         info = pyspiel.GameInfo(
             num_distinct_actions=n,
             # Chance outcomes are actions of the same id space.
             max_chance_outcomes=n,
-            num_players=self._bg.num_players(),
-            min_utility=0.0,
+            num_players=players,
+            min_utility=-1.0 / (players - 1) if zero_sum and players > 1 else 0.0,
             max_utility=1.0,
-            utility_sum=1.0,
+            utility_sum=0.0 if zero_sum else 1.0,
             max_game_length=self._bg.max_game_length(),
         )
-        super().__init__(_registered[short_name], info, params)
+        game_type = _game_type(short_name, reward) if zero_sum else _registered[short_name]
+        if reward != "shares":
+            params["reward"] = reward
+        super().__init__(game_type, info, params)
+
+    @property
+    def reward(self):
+        """The reward mode: ``"shares"`` or ``"zero_sum"``."""
+        return self._reward
 
     @property
     def boardgame(self):
@@ -167,7 +194,11 @@ class BoardGameState(pyspiel.State):
         return self.inner.is_terminal()
 
     def returns(self):
-        return self.inner.returns()
+        shares = self.inner.returns()
+        if self.get_game().reward == "zero_sum" and self.inner.is_terminal():
+            n = len(shares)
+            return [(n * r - 1.0) / (n - 1.0) for r in shares]
+        return shares
 
     def __str__(self):
         return str(self.inner)

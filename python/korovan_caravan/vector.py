@@ -48,6 +48,14 @@ class VectorEnv:
     run is reproducible from ``(seed, num_envs, actions)`` and does not
     depend on ``threads`` (the number of threads Rust steps the games on).
 
+    ``reward``: ``"shares"`` (the default: a finished game's row holds 1 for
+    a sole winner, ``1/k`` for each of ``k`` seats sharing a draw, 0
+    otherwise) or ``"zero_sum"`` (``(n·share − 1)/(n − 1)`` with ``n``
+    seats: +1 for a sole win, −1 for a loss with two seats, ``−1/(n−1)``
+    with more; each finished row sums to 0). Rewards are terminal only
+    here: the shaped reward (score difference) is offered by
+    :mod:`korovan_caravan.learner` and the PettingZoo environments.
+
     ``copy=True`` (the default, as Gymnasium's): every call returns new
     arrays, which Rust fills directly (nothing is copied). ``copy=False``:
     every call returns the same arrays, overwritten by the next call — the
@@ -72,10 +80,15 @@ class VectorEnv:
         seed: int = 0,
         threads: int = 1,
         copy: bool = True,
+        reward: str = "shares",
         **config: Any,
     ) -> None:
         self._lock = threading.RLock()
+        if reward not in ("shares", "zero_sum"):
+            raise ValueError(f"unknown reward {reward!r} (known: shares, zero_sum)")
         self._core = _VectorCore(game, num_envs, players, seed, threads, json.dumps(config))
+        #: The reward mode: ``"shares"`` or ``"zero_sum"``.
+        self.reward: str = reward
         self.num_envs: int = self._core.num_envs
         self.num_players: int = self._core.num_players
         self.num_actions: int = self._core.num_actions
@@ -268,6 +281,9 @@ class VectorEnv:
             self._out = out
             player, obs, _, _, _, rewards, done = out
             terminations = done.view(np.bool_)
+            if self.reward == "zero_sum" and terminations.any():
+                n = self.num_players
+                rewards[terminations] = (rewards[terminations] * n - 1.0) / (n - 1.0)
             truncations = self._truncations.copy() if self.copy else self._truncations
             return obs, rewards, terminations, truncations, self._info()
 

@@ -46,7 +46,8 @@ def test_game_type_and_info():
     ct = caravan.get_type()
     assert ct.information == pyspiel.GameType.Information.PERFECT_INFORMATION
     assert (ct.min_num_players, ct.max_num_players) == (2, 4)
-    assert set(ct.parameter_specification) == {"players", "camels", "max_turns", "held_penalty"}
+    assert set(ct.parameter_specification) == {"players", "camels", "max_turns", "held_penalty", "reward"}
+    assert ct.parameter_specification["reward"] == "shares"
 
 
 def _params(name, players):

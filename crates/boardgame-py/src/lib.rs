@@ -22,6 +22,7 @@ pub mod agents;
 mod compact;
 pub mod core;
 pub mod evaluate;
+pub mod learner;
 pub mod vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
@@ -851,6 +852,7 @@ fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<VectorCoreObj>()?;
     agents::register(m)?;
     evaluate::register(m)?;
+    learner::register(m)?;
     m.add("InvalidActionError", m.py().get_type::<InvalidActionError>())?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;
     m.add_function(wrap_pyfunction!(from_record, m)?)?;

@@ -23,8 +23,16 @@ mask over the action space}`` (the mask is all zero for an agent not to
 move). Chance nodes never reach the agents: the environment resolves them
 exactly by their weights from the seeded stream of the Rust driver
 (``Rng(seed).child(CHANCE_STREAM)``), so ``reset(seed=s)`` followed by the
-same actions gives the same game. Rewards come at the end: 1 for a sole
-winner, ``1/k`` for each of ``k`` seats sharing a draw, 0 otherwise.
+same actions gives the same game.
+
+Rewards (``reward=``, as every environment of the package): ``"shares"``
+(the default) pays at the end 1 for a sole winner, ``1/k`` for each of ``k``
+seats sharing a draw, 0 otherwise; ``"zero_sum"`` pays ``(n·share − 1)/(n −
+1)`` with ``n`` seats (+1 for a sole win, −1 for a loss with two seats,
+``−1/(n−1)`` with more; the seats sum to 0). ``shaping=c`` (default 0) adds
+to every agent's reward, after every action, ``c`` times the change of its
+potential ``φ`` = its score minus the mean score of the other seats
+(potential-based; the seats' shaping sums to 0 at every step).
 """
 
 from __future__ import annotations
@@ -45,11 +53,17 @@ class BoardGameEnv(AECEnv, EzPickle):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "boardgame_v0", "is_parallelizable": False}
 
-    def __init__(self, game_name, render_mode=None, **config):
-        EzPickle.__init__(self, game_name, render_mode, **config)
+    def __init__(self, game_name, render_mode=None, reward="shares", shaping=0.0, **config):
+        EzPickle.__init__(self, game_name, render_mode, reward, shaping, **config)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if reward not in ("shares", "zero_sum"):
+            raise ValueError(f"unknown reward {reward!r} (known: shares, zero_sum)")
+        if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not np.isfinite(shaping):
+            raise TypeError(f"shaping must be a finite number, not {shaping!r}")
+        self.reward_mode = reward
+        self.shaping = float(shaping)
         self.game = korovan_caravan.load_game(game_name, **config)
         self.render_mode = render_mode
         n = self.game.num_players()
@@ -89,17 +103,35 @@ class BoardGameEnv(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._resolve_chance()
+        self._potentials = self._potential()
         self._after_move()
 
     def _resolve_chance(self):
         while self.state.is_chance_node():
             self.state.apply_action(self.state.sample_chance(self._chance))
 
+    def _potential(self):
+        """Each seat's score minus the mean score of the other seats."""
+        if self.shaping == 0.0:
+            return None
+        scores = np.asarray(self.state.scores(), dtype=np.float64)
+        n = len(scores)
+        return scores - (scores.sum() - scores) / (n - 1)
+
     def _after_move(self):
+        if self.shaping != 0.0:
+            now = self._potential()
+            for a in self.agents:
+                seat = self.agent_name_mapping[a]
+                self.rewards[a] = self.shaping * float(now[seat] - self._potentials[seat])
+            self._potentials = now
         if self.state.is_terminal():
             returns = self.state.returns()
+            n = len(returns)
             for a in self.agents:
-                self.rewards[a] = float(returns[self.agent_name_mapping[a]])
+                share = float(returns[self.agent_name_mapping[a]])
+                final = share if self.reward_mode == "shares" else (n * share - 1.0) / (n - 1.0)
+                self.rewards[a] = self.rewards[a] + final if self.shaping != 0.0 else final
                 self.terminations[a] = True
             # Every agent sees its final observation once, in seat order.
             self.agent_selection = self.agents[0]
