@@ -383,7 +383,15 @@ async function replay() {
       JSON.parse(text); // only a syntax check: the text itself is sent
       const seat = Number(seatSel.value || 0);
       // The response holds no seed: parsing it is safe.
-      const data = JSON.parse(await recordRequest("POST", "/api/replay", '{"record":' + text + ',"seat":' + seat + "}"));
+      // The server answers a page of frames at a time (docs/serve.md):
+      // the pages after the first are asked for from `next` on.
+      const body = (from) => '{"record":' + text + ',"seat":' + seat + ',"from":' + from + "}";
+      const data = JSON.parse(await recordRequest("POST", "/api/replay", body(0)));
+      while (data.next !== null && data.next !== undefined) {
+        const more = JSON.parse(await recordRequest("POST", "/api/replay", body(data.next)));
+        data.frames.push(...more.frames);
+        data.next = more.next;
+      }
       if (seatSel.options.length !== data.players) {
         seatSel.replaceChildren();
         for (let s = 0; s < data.players; s++) seatSel.append(el("option", { value: s, selected: s === seat }, t("replay.as_seat", { n: s })));
