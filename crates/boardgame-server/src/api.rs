@@ -6,8 +6,7 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Path, Request, State};
-use axum::http::request::Parts;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -21,7 +20,7 @@ use tokio_stream::wrappers::WatchStream;
 
 use crate::config::ServerConfig;
 use crate::engine::{CreateRequest, Engine, ReplayPage};
-use crate::error::ApiError;
+use crate::error::{ApiError, Param};
 use crate::net::{Client, ClientKey, PerClient};
 use crate::shared::Shared;
 use crate::store::{Store, StoredTable};
@@ -42,19 +41,6 @@ impl<T: serde::de::DeserializeOwned> FromRequest<Arc<App>> for Body<T> {
                 "body_timeout",
                 format!("the request body did not arrive within {limit:?}"),
             )),
-        }
-    }
-}
-
-/// A path parameter, refused as JSON when it is not valid (not UTF-8).
-pub(crate) struct Param(pub(crate) String);
-
-impl<S: Send + Sync> FromRequestParts<S> for Param {
-    type Rejection = ApiError;
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        match Path::<String>::from_request_parts(parts, state).await {
-            Ok(Path(p)) => Ok(Param(p)),
-            Err(e) => Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_path", e.body_text())),
         }
     }
 }

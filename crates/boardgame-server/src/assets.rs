@@ -22,7 +22,7 @@ pub(crate) async fn page() -> Html<&'static str> {
 }
 
 /// One embedded file.
-pub(crate) async fn asset(crate::api::Param(file): crate::api::Param) -> Response {
+pub(crate) async fn asset(crate::error::Param(file): crate::error::Param) -> Response {
     match FILES.iter().find(|(name, _, _)| *name == file) {
         Some((_, mime, body)) => {
             ([(header::CONTENT_TYPE, *mime), (header::CACHE_CONTROL, "no-cache")], *body).into_response()

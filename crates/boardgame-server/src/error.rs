@@ -3,6 +3,8 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequestParts, Path};
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -78,5 +80,18 @@ impl From<JsonRejection> for ApiError {
             _ => "bad_body",
         };
         ApiError::new(status, code, r.body_text())
+    }
+}
+
+/// A path parameter, refused as JSON when it is not valid (not UTF-8).
+pub(crate) struct Param(pub(crate) String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Param {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match Path::<String>::from_request_parts(parts, state).await {
+            Ok(Path(p)) => Ok(Param(p)),
+            Err(e) => Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_path", e.body_text())),
+        }
     }
 }
