@@ -35,7 +35,10 @@ fn on_disk(dir: &Path, id: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nothing_is_shown_before_it_is_on_disk() {
     let dir = common::temp_dir("durable");
-    let config = ServerConfig { data_dir: Some(dir.clone()), ..common::config() };
+    // Bots wait 1 ms a move, so that the random games last long enough on
+    // a fast, idle machine for the views below to catch them mid-game (at
+    // no delay they finished within 27 views on CI's machine).
+    let config = ServerConfig { data_dir: Some(dir.clone()), bot_delay: Duration::from_millis(1), ..common::config() };
     let s = common::start(config).await;
     let mut ids = Vec::new();
     for _ in 0..3 {
