@@ -218,10 +218,11 @@ async fn run(bot_tables: usize, clients: usize, seconds: u64, data: bool) {
 
 async fn run_with(bot_tables: usize, clients: usize, seconds: u64, data: bool, attacked: bool) {
     let mut config = common::config();
-    let dir = common::temp_dir("load");
-    if data {
-        config.data_dir = Some(dir.clone());
-    }
+    // Each run its own folder, made (and emptied) only when it is used:
+    // the runs of this binary go on in parallel, and `temp_dir` clears the
+    // folder it names.
+    let dir = data.then(|| common::temp_dir(if attacked { "load-attacked" } else { "load" }));
+    config.data_dir = dir.clone();
     config.bot_delay = Duration::from_millis(300);
     config.max_tables = bot_tables + clients * 20;
     if attacked {
@@ -283,7 +284,9 @@ async fn run_with(bot_tables: usize, clients: usize, seconds: u64, data: bool, a
         Ok(s) => s.stop().await,
         Err(_) => panic!("a client still holds the server"),
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if let Some(dir) = &dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
