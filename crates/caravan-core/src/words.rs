@@ -60,7 +60,7 @@ pub struct Phrases {
 
 /// The normative rules (`docs/rules/caravan.md`), whose marked summary is
 /// [`Words::how_to_play`].
-pub const RULES: &str = include_str!("../../../docs/rules/caravan.md");
+pub const RULES: &str = include_str!("../RULES.md");
 
 /// The English phrases.
 pub const EN: Phrases = Phrases {
