@@ -166,6 +166,18 @@ def test_the_search_covers_every_entry_point():
         "AGENT_STREAM_BASE",
         "CHANCE_PLAYER",
         "TERMINAL_PLAYER",
+        # test_no_panic_from_agents_learners_and_compact_actions
+        "Agent",
+        "_RolloutCore",
+        "_Tally",
+        "_arena",
+        "_play_game",
+        "_LearnerCore",
+        "caravan_compact_num_actions",
+        "caravan_compact_mask",
+        "caravan_compact_legal_actions",
+        "caravan_compact_to_flat",
+        "caravan_flat_to_compact",
     }
     assert public <= covered, f"entry points the search does not call: {sorted(public - covered)}"
     # the engines' classes have the same methods (one Rust template)
@@ -517,3 +529,83 @@ def test_a_vector_env_shared_by_threads(name, copy):
     assert steps[0] > 20, steps
     # the env is consistent after the storm: a step of legal actions works
     env.step(env.sample_legal(np.random.default_rng(0)))
+
+
+def test_no_panic_from_agents_learners_and_compact_actions():
+    """The entry points of the agents, the evaluation, the single-learner
+    core and Caravan's compact actions, with hostile arguments (counts of
+    work from SMALL_COUNTS, agent names from AGENT_NAMES)."""
+    rng = random.Random(2022)
+    games = [korovan_caravan.load_game("korovan", players=3), korovan_caravan.load_game("caravan", players=2, max_turns=6)]
+    some_states = states()
+    pool = HOSTILE + games + some_states[:4] + AGENT_NAMES
+    counts = SMALL_COUNTS + [2**62, 10**12]
+    calls = 0
+    for game in games:
+        name = "korovan" if isinstance(game, native.KorovanGame) else "caravan"
+        for args in arg_tuples(rng, pool, samples=40):
+            checked("Agent", native.Agent, *args)
+            checked("_RolloutCore", native._RolloutCore, *args)
+            checked("_Tally", native._Tally, *args)
+            calls += 3
+        for agent_name in AGENT_NAMES + [None, 3, ["random"]]:
+            agent = checked("Agent", native.Agent, game, agent_name, 1)
+            calls += 1
+            if isinstance(agent, Exception):
+                continue
+            for state in some_states + HOSTILE[:8]:
+                for method in ("step", "step_with_policy", "__call__"):
+                    checked(f"Agent.{method}", getattr(agent, method), state)
+                    calls += 1
+            for seed in HOSTILE[:20]:
+                checked("Agent.restart", agent.restart, seed)
+                calls += 1
+        core = native._RolloutCore(game, None, 4, None, None, 1)
+        for state in some_states:
+            for n in SMALL_COUNTS:
+                checked("_RolloutCore.evaluate", core.evaluate, state, n)
+                calls += 1
+        seats = game.num_players()
+        for agents in [["random"] * seats, ["random"], [], ["chess"] * seats, "random", None, [1] * seats]:
+            for n in SMALL_COUNTS:
+                checked("_arena", native._arena, game, agents, n, 0, 1)
+                checked("_play_game", native._play_game, game, agents, n)
+                calls += 2
+            for threads in counts:
+                checked("_arena", native._arena, game, agents, 2, 0, threads)
+                calls += 1
+        tally = native._Tally(game, ["a"] * seats)
+        for state in some_states:
+            for args in arg_tuples(rng, HOSTILE + [[0] * seats, list(range(seats))], samples=10):
+                checked("_Tally.add", tally.add, state, *args)
+                calls += 1
+        checked("_Tally.report", tally.report)
+        for num_envs in counts:
+            for opponents in ["random", ["random"] * (seats - 1), [], "chess", None]:
+                for seat in [None, 0, seats, -1, True]:
+                    checked(
+                        "_LearnerCore",
+                        native._LearnerCore,
+                        name,
+                        num_envs,
+                        None,
+                        0,
+                        "{}",
+                        opponents,
+                        seat,
+                        "shares",
+                        0.0,
+                        "auto",
+                        "noop",
+                    )
+                    calls += 1
+        for args in arg_tuples(rng, HOSTILE + some_states, samples=30):
+            for f in ("caravan_compact_num_actions", "caravan_compact_mask", "caravan_compact_legal_actions"):
+                checked(f, getattr(native, f), *args)
+                calls += 1
+        for state in some_states:
+            for cid in HOSTILE[:20]:
+                checked("caravan_compact_to_flat", native.caravan_compact_to_flat, state, cid)
+                checked("caravan_flat_to_compact", native.caravan_flat_to_compact, state, cid)
+                calls += 2
+    assert calls > 2_000

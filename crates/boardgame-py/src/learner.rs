@@ -328,7 +328,23 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
             s.build::<G>().map_err(|e| format!("opponents: {e}"))?;
             specs.push(s);
         }
-        let mut slots = Vec::with_capacity(spec.num_envs);
+        // Sizes are checked before anything is allocated, as for `VectorEnv`
+        // (issue 22, items 10-11): never a capacity overflow or an abort.
+        let need = crate::vector::env_bytes::<G>(&game.config, spec.num_envs).ok_or_else(|| {
+            format!("num_envs={} is too large: its games need more bytes than an address space holds", spec.num_envs)
+        })?;
+        if let Some(available) = crate::vector::available_memory()
+            && need > available
+        {
+            return Err(format!(
+                "num_envs={}: its games need about {need} bytes, more than the {available} bytes of memory available",
+                spec.num_envs
+            ));
+        }
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(spec.num_envs)
+            .map_err(|_| format!("num_envs={}: no memory for its games", spec.num_envs))?;
         for _ in 0..spec.num_envs {
             let agents: Vec<Box<dyn Agent<G>>> =
                 specs.iter().map(|s| s.build::<G>().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
