@@ -188,7 +188,33 @@ def _actions_array(actions, n: int, num_actions: int) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
-class LearnerVectorEnv(gymnasium.vector.VectorEnv):
+class _Facts:
+    """The facts both forms read off their native core (``self._core``)."""
+
+    _core: Any
+
+    @property
+    def name(self) -> str:
+        """The engine's name."""
+        return self._core.name
+
+    @property
+    def num_players(self) -> int:
+        """Seats per game."""
+        return self._core.num_players
+
+    @property
+    def opponents(self) -> list:
+        """The opponents' agent names, one per other seat in seat order."""
+        return list(self._core.opponents)
+
+    @property
+    def actions(self) -> str:
+        """The learner's action space: ``"flat"`` or ``"compact"``."""
+        return self._core.actions
+
+
+class LearnerVectorEnv(_Facts, gymnasium.vector.VectorEnv):
     """``num_envs`` single-learner games stepped together in Rust (see the
     module documentation for the arguments). A real
     :class:`gymnasium.vector.VectorEnv` with ``metadata["autoreset_mode"] =
@@ -248,26 +274,6 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._seeded = seed is not None
 
     # ----------------------------------------------------------- facts
-    @property
-    def name(self) -> str:
-        """The engine's name."""
-        return self._core.name
-
-    @property
-    def num_players(self) -> int:
-        """Seats per game."""
-        return self._core.num_players
-
-    @property
-    def opponents(self) -> list:
-        """The opponents' agent names, one per other seat in seat order."""
-        return list(self._core.opponents)
-
-    @property
-    def actions(self) -> str:
-        """The learner's action space: ``"flat"`` or ``"compact"``."""
-        return self._core.actions
-
     @property
     def reward(self) -> str:
         """The reward mode (``"shares"`` or ``"zero_sum"``)."""
@@ -377,7 +383,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         )
 
 
-class LearnerEnv(gymnasium.Env):
+class LearnerEnv(_Facts, gymnasium.Env):
     """One single-learner game (see the module documentation for the
     arguments): a :class:`gymnasium.Env` with a scalar float reward,
     ``action_masks()`` and ``info["action_mask"]`` (bool over the action
@@ -416,26 +422,6 @@ class LearnerEnv(gymnasium.Env):
         self._seed = seed
         self._started = False
         self._at_start = False
-
-    @property
-    def name(self) -> str:
-        """The engine's name."""
-        return self._core.name
-
-    @property
-    def num_players(self) -> int:
-        """Seats per game."""
-        return self._core.num_players
-
-    @property
-    def opponents(self) -> list:
-        """The opponents' agent names."""
-        return list(self._core.opponents)
-
-    @property
-    def actions(self) -> str:
-        """The learner's action space: ``"flat"`` or ``"compact"``."""
-        return self._core.actions
 
     @property
     def current_seed(self) -> int:
