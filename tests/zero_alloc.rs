@@ -182,3 +182,49 @@ fn batch_step_allocates_nothing() {
     let config = CaravanConfig { players: 3, ..CaravanConfig::default() };
     assert_batch_allocates_nothing::<Caravan>(config, 4, 1500, LegalFormat::Ids);
 }
+
+/// Issue 21: a `learned` decision (the observation tensor, the forward
+/// pass, the legal actions' policy indices, the choice and the kept
+/// policy) allocates nothing once the agent is built, greedy or sampled.
+fn assert_learned_allocates_nothing<G: boardgames::kit::nn::NetGame>(
+    config: G::Config,
+    net: std::sync::Arc<boardgames::kit::nn::Network>,
+) {
+    use boardgames::kit::Agent;
+    for temperature in [0.0, 1.0] {
+        let mut agent = boardgames::kit::nn::LearnedAgent::<G>::new(net.clone(), temperature).unwrap();
+        let mut state = G::new_game(&config).unwrap();
+        let mut rng = GameRng::new(7);
+        let mut chances = G::ChanceList::default();
+        let (mut decisions, mut count) = (0usize, 0usize);
+        while !state.is_terminal() && decisions < 400 {
+            let a = match state.turn() {
+                Turn::Player(s) => {
+                    COUNT.with(|c| c.set(0));
+                    ON.with(|on| on.set(true));
+                    let a = agent.act(&state, s, &mut rng);
+                    ON.with(|on| on.set(false));
+                    count += COUNT.with(|c| c.get());
+                    decisions += 1;
+                    a
+                }
+                _ => sample_chance(&state, &mut rng, &mut chances).unwrap(),
+            };
+            state.apply(a).unwrap();
+        }
+        assert!(decisions > 10, "{decisions} decisions");
+        assert_eq!(count, 0, "{}: {count} allocations in {decisions} learned decisions", G::NAME);
+    }
+}
+
+#[test]
+fn learned_decisions_allocate_nothing() {
+    assert_learned_allocates_nothing::<Korovan>(
+        KorovanConfig::with_players(5),
+        boardgames::korovan::learned_network().unwrap(),
+    );
+    assert_learned_allocates_nothing::<Caravan>(
+        CaravanConfig::with_players(2),
+        boardgames::caravan::learned_network().unwrap(),
+    );
+}

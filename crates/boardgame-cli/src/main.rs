@@ -13,6 +13,7 @@ mod play;
 mod replay;
 #[cfg(feature = "serve")]
 mod serve;
+mod train;
 
 // The library half (`src/lib.rs`): the engines' adapters, the error, the
 // simulate/merge arguments (the steps are boardgame-sim's, which the Python
@@ -27,8 +28,8 @@ use crate::error::CliError;
 
 const EXAMPLES: &str = "\
 Games: korovan (3-9 players), caravan (2-4 players).
-Agents: random, heuristic, ismcts:N, ismcts-h:N, flatmc:N (N iterations per move, at most 10000000, or a
-time such as 200ms, at most 600s).
+Agents: random, heuristic, ismcts:N, ismcts-h:N, flatmc:N, learned, learned:T, learned-ismcts:N (N iterations
+per move, at most 10000000, or a time such as 200ms, at most 600s; T a temperature).
 
 Examples:
   boardgame demo                                           both games, 1000 games each, heuristic vs random
@@ -40,6 +41,7 @@ Examples:
   boardgame perft caravan --players 2 --depth 4
   boardgame bench
   boardgame serve --addr 127.0.0.1:8080 --data tables/   play in the browser
+  boardgame train caravan -p 2 --out caravan.bgnn --curve curve.json   (see docs/learning.md)
   boardgame balance korovan --players 3..9 --games 2000 --out report   (add --sweep deck.scout=0..8, --worth)";
 
 /// Play, simulate, replay and measure the Korovan and Caravan engines.
@@ -72,6 +74,9 @@ enum Command {
     /// Balance lab: self-play over a grid of configurations, a report
     /// folder with win shares, intervals and charts.
     Balance(balance::BalanceArgs),
+    /// Train the network of the `learned` agents (distillation, then PPO
+    /// self-play) and write its weights and learning curve.
+    Train(train::TrainArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -83,6 +88,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Train(a) => train::run(a),
         #[cfg(feature = "serve")]
         Command::Serve(a) => serve::run(a),
         Command::Balance(a) => balance::run(a).map_err(|f| match f {

@@ -58,8 +58,10 @@ pub struct SimulateArgs {
     /// The agents, comma-separated; the last one listed fills the seats left
     /// (`heuristic,random`: one heuristic agent against random ones). Names:
     /// random, heuristic, ismcts:N, ismcts-h:N (the search with the
-    /// engine's heuristic, the strongest), flatmc:N (N iterations per move,
-    /// or a time like 200ms). They rotate through the seats from game to
+    /// engine's heuristic), flatmc:N, learned, learned:T (the trained
+    /// network, greedy or at a temperature T), learned-ismcts:N (the search
+    /// guided by the network) (N iterations per move, or a time like
+    /// 200ms). They rotate through the seats from game to
     /// game unless --fixed-seats.
     #[arg(long, short = 'a', default_value = "random")]
     agents: String,

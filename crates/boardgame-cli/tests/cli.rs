@@ -474,7 +474,7 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1() {
 fn help_names_every_agent_and_game() {
     for cmd in ["simulate", "play", "balance"] {
         let help = ok(&[cmd, "--help"]);
-        for agent in ["random", "heuristic", "ismcts:N", "ismcts-h:N", "flatmc:N"] {
+        for agent in ["random", "heuristic", "ismcts:N", "ismcts-h:N", "flatmc:N", "learned", "learned-ismcts:N"] {
             assert!(help.contains(agent), "`{cmd} --help` omits {agent}: {help}");
         }
     }
@@ -486,4 +486,65 @@ fn help_names_every_agent_and_game() {
     }
     // The hidden game is still accepted.
     assert!(ok(&["perft", "nim", "--depth", "1"]).contains("depth"));
+}
+
+// ---------------------------------------------------------------- train
+
+/// Issue 21's CI quick mode through the binary: `train --quick` trains
+/// (distillation and self-play), writes weights the kit reads back, a
+/// curve and a chart; the learned agents play by name in `simulate`; bad
+/// options are usage errors.
+#[test]
+fn train_quick_writes_weights_curve_and_chart_and_learned_agents_play() {
+    let (weights, curve, chart) = (scratch("k.bgnn"), scratch("k.json"), scratch("k.svg"));
+    let out = ok(&[
+        "train",
+        "korovan",
+        "-p",
+        "4",
+        "--quick",
+        "--teacher",
+        "heuristic",
+        "--rounds",
+        "2",
+        "--eval-against",
+        "random",
+        "--eval-every",
+        "1",
+        "--out",
+        path_str(&weights),
+        "--curve",
+        path_str(&curve),
+        "--chart",
+        path_str(&chart),
+    ]);
+    assert!(out.contains("wrote") && out.contains("parameters"), "{out}");
+    let net = boardgame_kit::nn::Network::from_bytes(&std::fs::read(&weights).unwrap()).unwrap();
+    assert_eq!(net.game(), "korovan");
+    assert_eq!(net.mlp().sizes()[1], 16, "the quick network is tiny");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&curve).unwrap()).unwrap();
+    let points = json["curve"].as_array().unwrap();
+    assert_eq!(points.len(), 4, "start, distil and two rounds: {json}");
+    assert_eq!(points[3]["phase"], "reinforce");
+    assert!(std::fs::read_to_string(&chart).unwrap().starts_with("<svg"));
+    let sim =
+        ok(&["simulate", "korovan", "-p", "4", "-n", "4", "-a", "learned,learned:0.5,learned-ismcts:5,heuristic"]);
+    assert!(sim.contains("learned-ismcts:5") && sim.contains("learned:0.5"), "{sim}");
+    for bad in [["--hidden", "0"], ["--league", "heuristic=-1"], ["--teacher", "chess"]] {
+        let mut args = vec![
+            "train",
+            "korovan",
+            "--quick",
+            "--rounds",
+            "1",
+            "--eval-against",
+            "random",
+            "--out",
+            path_str(&weights),
+        ];
+        args.extend(bad);
+        let o = run(&args, "");
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+    }
 }

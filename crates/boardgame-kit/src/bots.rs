@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::nn::WeightsError;
 use crate::{Agent, Budget, Entrant, FlatMcAgent, Game, IsMctsAgent, RandomAgent};
 
 /// An engine's own agents, so that every front end can name them without
@@ -22,9 +23,65 @@ pub trait Bots: Game {
         let _ = budget;
         None
     }
+
+    /// The engine's trained network playing its policy at `temperature`
+    /// (0: greedy) — `learned`, `learned:T` ([`crate::nn::LearnedAgent`]);
+    /// `None` (the default) for an engine that ships no network, an error
+    /// when its weights cannot be read.
+    fn learned_agent(temperature: f32) -> Option<Result<Box<dyn Agent<Self>>, WeightsError>> {
+        let _ = temperature;
+        None
+    }
+
+    /// ISMCTS guided by the engine's trained network with `budget` per
+    /// decision — `learned-ismcts:N` ([`crate::nn::learned_ismcts`]); `None`
+    /// (the default) for an engine that ships no network.
+    fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, WeightsError>> {
+        let _ = budget;
+        None
+    }
 }
 
 impl Bots for crate::testgame::HiddenNim {}
+
+/// The temperature of a `learned:T` agent: finite, above 0 and at most
+/// [`Temperature::MAX`]. Compared and hashed by its bits, so that an
+/// [`AgentSpec`] is `Eq`; `Display` writes the shortest form that reads
+/// back to the same value.
+#[derive(Clone, Copy, Debug)]
+pub struct Temperature(f32);
+
+impl Temperature {
+    /// The highest temperature a name may give.
+    pub const MAX: f32 = 100.0;
+
+    /// `t` if it is finite, above 0 and at most [`Temperature::MAX`].
+    pub fn new(t: f32) -> Option<Self> {
+        (t.is_finite() && t > 0.0 && t <= Self::MAX).then_some(Temperature(t))
+    }
+
+    /// The value.
+    pub fn get(self) -> f32 {
+        self.0
+    }
+}
+
+impl PartialEq for Temperature {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+impl Eq for Temperature {}
+impl std::hash::Hash for Temperature {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
+impl fmt::Display for Temperature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
 
 /// Iterations of a search agent named without a budget (`ismcts`).
 pub const DEFAULT_ITERATIONS: u64 = 1000;
@@ -40,9 +97,10 @@ pub const MAX_ITERATIONS: u64 = 10_000_000;
 pub const MAX_BUDGET_TIME: Duration = Duration::from_secs(600);
 
 /// An agent by name: `random`, `heuristic`, `ismcts:N`, `ismcts-h:N`,
-/// `flatmc:N`, where `N` is a number of iterations or a time per decision
-/// (`200ms`, `2s`, `500us`), at most [`MAX_ITERATIONS`] iterations or
-/// [`MAX_BUDGET_TIME`]. `Display` writes the name back.
+/// `flatmc:N`, `learned`, `learned:T`, `learned-ismcts:N`, where `N` is a
+/// number of iterations or a time per decision (`200ms`, `2s`, `500us`), at
+/// most [`MAX_ITERATIONS`] iterations or [`MAX_BUDGET_TIME`], and `T` a
+/// temperature ([`Temperature`]). `Display` writes the name back.
 ///
 /// ```
 /// use boardgame_kit::{AgentSpec, Budget, testgame::HiddenNim};
@@ -67,11 +125,17 @@ pub enum AgentSpec {
     IsMctsH(Budget),
     /// Flat Monte-Carlo ([`FlatMcAgent::new`]) with this budget.
     FlatMc(Budget),
+    /// The engine's trained network, greedy (`None`, `learned`) or sampled
+    /// at a temperature (`learned:T`) ([`Bots::learned_agent`]).
+    Learned(Option<Temperature>),
+    /// ISMCTS guided by the engine's network with this budget
+    /// ([`Bots::learned_search_agent`]).
+    LearnedIsMcts(Budget),
 }
 
 /// The agent names [`AgentSpec`] knows, for messages.
-pub const AGENT_NAMES: &str =
-    "random, heuristic, ismcts:N, ismcts-h:N, flatmc:N (N iterations, or a time like 200ms or 2s)";
+pub const AGENT_NAMES: &str = "random, heuristic, ismcts:N, ismcts-h:N, flatmc:N, learned, learned:T, learned-ismcts:N \
+     (N iterations, or a time like 200ms or 2s; T a temperature above 0, at most 100)";
 
 /// A name that is no [`AgentSpec`], or an agent this engine lacks.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -96,6 +160,28 @@ pub enum AgentSpecError {
         /// The engine's name ([`Game::NAME`]).
         engine: &'static str,
     },
+    /// The temperature of `learned:T` is not a number above 0 and at most
+    /// [`Temperature::MAX`].
+    #[error("agent `{0}`: the temperature must be a number above 0 and at most 100, such as 0.5")]
+    Temperature(String),
+    /// The engine ships no trained network.
+    #[error("unknown agent `{agent}`: {engine} ships no trained network")]
+    NoNetwork {
+        /// The agent's name.
+        agent: String,
+        /// The engine's name ([`Game::NAME`]).
+        engine: &'static str,
+    },
+    /// The engine's network could not be read.
+    #[error("agent `{agent}`: the network of {engine} cannot be read: {error}")]
+    Network {
+        /// The agent's name.
+        agent: String,
+        /// The engine's name ([`Game::NAME`]).
+        engine: &'static str,
+        /// Why.
+        error: WeightsError,
+    },
 }
 
 impl fmt::Display for AgentSpec {
@@ -106,6 +192,9 @@ impl fmt::Display for AgentSpec {
             AgentSpec::IsMcts(n) => write!(f, "ismcts:{n}"),
             AgentSpec::IsMctsH(n) => write!(f, "ismcts-h:{n}"),
             AgentSpec::FlatMc(n) => write!(f, "flatmc:{n}"),
+            AgentSpec::Learned(None) => f.write_str("learned"),
+            AgentSpec::Learned(Some(t)) => write!(f, "learned:{t}"),
+            AgentSpec::LearnedIsMcts(n) => write!(f, "learned-ismcts:{n}"),
         }
     }
 }
@@ -158,12 +247,33 @@ impl FromStr for AgentSpec {
             "ismcts" => Ok(AgentSpec::IsMcts(parse_budget(s, budget)?)),
             "ismcts-h" => Ok(AgentSpec::IsMctsH(parse_budget(s, budget)?)),
             "flatmc" => Ok(AgentSpec::FlatMc(parse_budget(s, budget)?)),
+            "learned" => match budget {
+                None => Ok(AgentSpec::Learned(None)),
+                Some(t) => t
+                    .trim()
+                    .parse::<f32>()
+                    .ok()
+                    .and_then(Temperature::new)
+                    .map(|t| AgentSpec::Learned(Some(t)))
+                    .ok_or_else(|| AgentSpecError::Temperature(s.to_string())),
+            },
+            "learned-ismcts" => Ok(AgentSpec::LearnedIsMcts(parse_budget(s, budget)?)),
             _ => Err(AgentSpecError::Unknown(s.to_string())),
         }
     }
 }
 
 impl AgentSpec {
+    /// The search budget per decision, for the agents that search.
+    pub fn budget(&self) -> Option<Budget> {
+        match *self {
+            AgentSpec::IsMcts(b) | AgentSpec::IsMctsH(b) | AgentSpec::FlatMc(b) | AgentSpec::LearnedIsMcts(b) => {
+                Some(b)
+            }
+            AgentSpec::Random | AgentSpec::Heuristic | AgentSpec::Learned(_) => None,
+        }
+    }
+
     /// A fresh agent of this kind for `G`.
     ///
     /// # Errors
@@ -177,6 +287,20 @@ impl AgentSpec {
             AgentSpec::IsMcts(budget) => Ok(Box::new(IsMctsAgent::<G>::new(budget))),
             AgentSpec::IsMctsH(budget) => G::tuned_agent(budget).ok_or_else(missing),
             AgentSpec::FlatMc(budget) => Ok(Box::new(FlatMcAgent::<G>::new(budget))),
+            AgentSpec::Learned(t) => self.network_agent::<G>(G::learned_agent(t.map_or(0.0, Temperature::get))),
+            AgentSpec::LearnedIsMcts(budget) => self.network_agent::<G>(G::learned_search_agent(budget)),
+        }
+    }
+
+    /// The agent a network-backed [`Bots`] method gave, or why not.
+    fn network_agent<G: Bots>(
+        &self,
+        made: Option<Result<Box<dyn Agent<G>>, WeightsError>>,
+    ) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
+        match made {
+            None => Err(AgentSpecError::NoNetwork { agent: self.to_string(), engine: G::NAME }),
+            Some(Err(error)) => Err(AgentSpecError::Network { agent: self.to_string(), engine: G::NAME, error }),
+            Some(Ok(agent)) => Ok(agent),
         }
     }
 
@@ -255,5 +379,24 @@ mod tests {
             assert_eq!(agent.name(), spec.to_string());
             assert_eq!(spec.entrant::<HiddenNim>().unwrap().agent().name(), spec.to_string());
         }
+    }
+
+    #[test]
+    fn names_parse_and_an_engine_without_a_network_says_so() {
+        for name in ["learned", "learned:0.5", "learned:2", "learned-ismcts:100", "learned-ismcts:10ms"] {
+            let spec: AgentSpec = name.parse().unwrap();
+            assert_eq!(spec.to_string(), name);
+            let err = spec.build::<HiddenNim>().err().unwrap();
+            assert_eq!(err, AgentSpecError::NoNetwork { agent: name.into(), engine: "hidden-nim" });
+            assert!(err.to_string().contains("ships no trained network"), "{err}");
+        }
+        for bad in ["learned:0", "learned:-1", "learned:nan", "learned:inf", "learned:101", "learned:x", "learned:"] {
+            assert_eq!(bad.parse::<AgentSpec>(), Err(AgentSpecError::Temperature(bad.into())), "{bad}");
+        }
+        assert!("learned-ismcts:0".parse::<AgentSpec>().is_err());
+        assert!("learned-ismcts:10000001".parse::<AgentSpec>().is_err());
+        assert_eq!("learned-ismcts:7".parse::<AgentSpec>().unwrap().budget(), Some(Budget::Iterations(7)));
+        assert_eq!("learned:3".parse::<AgentSpec>().unwrap().budget(), None);
+        assert!(HiddenNim::learned_agent(0.0).is_none());
     }
 }

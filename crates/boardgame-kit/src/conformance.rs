@@ -490,3 +490,137 @@ pub fn check_action_bytes<G: Game>(
     }
     Ok(applied)
 }
+
+/// What [`check_agent`] covered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentReport {
+    /// Games played to the end, the agent at every seat.
+    pub games: usize,
+    /// Decisions checked.
+    pub decisions: usize,
+    /// Decisions whose [`Agent::policy`](crate::Agent::policy) was checked
+    /// (it wrote a distribution).
+    pub policies: usize,
+    /// Decisions replayed from a determinization of the state (same
+    /// observation, other hidden part) with the same stream.
+    pub determinized: usize,
+}
+
+/// Checks the [`Agent`](crate::Agent) contract for the agents `make` builds,
+/// over `games` games from `seed` with one agent per seat (chance from the
+/// seed's stream 0, seat `s` from stream `1 + s`):
+///
+/// * every action is legal;
+/// * [`Agent::policy`](crate::Agent::policy), when it writes anything,
+///   writes legal actions with positive probabilities summing to 1;
+/// * a fresh agent with the same streams plays the same game (determinism,
+///   and [`Agent::reset`](crate::Agent::reset) between games);
+/// * with `observation_only`: at every decision a fresh agent given a
+///   determinization of the state for the acting seat (the same observation,
+///   other hidden cards) and a copy of the stream chooses the same action —
+///   the agent decides from what the seat may know. (Search agents, which
+///   draw their own determinizations from the stream, pass `false`.)
+///
+/// # Errors
+/// The first broken promise, located by seed and step.
+pub fn check_agent<G: Game>(
+    config: &G::Config,
+    make: &dyn Fn() -> Box<dyn crate::Agent<G>>,
+    games: usize,
+    seed: u64,
+    observation_only: bool,
+) -> Result<AgentReport, ConformanceError> {
+    let mut report = AgentReport::default();
+    let fail = |seed, step, message: String| ConformanceError { seed, step, message };
+    let n = G::new_game(config).map_err(|e| fail(seed, 0, format!("the config is refused: {e}")))?.num_players();
+    let mut agents: Vec<Box<dyn crate::Agent<G>>> = (0..n).map(|_| make()).collect();
+    for g in 0..games {
+        let game_seed = seed.wrapping_add(g as u64);
+        let play = |agents: &mut [Box<dyn crate::Agent<G>>], report: &mut AgentReport, checks: bool| {
+            let mut state = G::new_game(config).map_err(|e| fail(game_seed, 0, e.to_string()))?;
+            let root = GameRng::new(game_seed);
+            let mut chance = root.child(0);
+            let mut rngs: Vec<GameRng> = (0..n).map(|s| root.child(1 + s as u32)).collect();
+            let mut chances = G::ChanceList::default();
+            let mut ids = Vec::new();
+            agents.iter_mut().for_each(|a| a.reset());
+            for step in 0..G::max_game_length(config) {
+                let action = match state.turn() {
+                    Turn::Terminal => return Ok(ids),
+                    Turn::Chance => sample_chance(&state, &mut chance, &mut chances)
+                        .ok_or_else(|| fail(game_seed, step, "a chance node without outcomes".into()))?,
+                    Turn::Player(s) => {
+                        let before = rngs[s].clone();
+                        let a = agents[s].act(&state, s, &mut rngs[s]);
+                        if state.validate(a).is_err() {
+                            return Err(fail(game_seed, step, format!("seat {s} chose an illegal action {a:?}")));
+                        }
+                        if checks {
+                            report.decisions += 1;
+                            check_policy(&*agents[s], &state, &mut Vec::new())
+                                .map_err(|m| fail(game_seed, step, m))?
+                                .then(|| report.policies += 1);
+                            if observation_only {
+                                let mut r = before.clone();
+                                let other = state
+                                    .determinize(s, &mut GameRng::new(game_seed ^ step as u64))
+                                    .map_err(|e| fail(game_seed, step, e.to_string()))?;
+                                let b = make().act(&other, s, &mut r);
+                                let mut r2 = before;
+                                let c = make().act(&state, s, &mut r2);
+                                if b != c {
+                                    return Err(fail(
+                                        game_seed,
+                                        step,
+                                        format!("seat {s} chose {c:?}, but {b:?} in a state it cannot tell apart"),
+                                    ));
+                                }
+                                report.determinized += 1;
+                            }
+                        }
+                        a
+                    }
+                };
+                ids.push(G::action_id(config, action));
+                state.apply_unchecked(action);
+            }
+            if state.is_terminal() { Ok(ids) } else { Err(fail(game_seed, 0, "the game did not end".into())) }
+        };
+        let first = play(&mut agents, &mut report, true)?;
+        let mut fresh: Vec<Box<dyn crate::Agent<G>>> = (0..n).map(|_| make()).collect();
+        let second = play(&mut fresh, &mut report, false)?;
+        if first != second {
+            let at = first.iter().zip(&second).position(|(a, b)| a != b).unwrap_or(first.len().min(second.len()));
+            return Err(fail(game_seed, at, "fresh agents with the same streams played another game".into()));
+        }
+        report.games += 1;
+    }
+    Ok(report)
+}
+
+/// Whether `agent` wrote a policy for its last decision in `state`, and
+/// whether it is a distribution over legal actions.
+fn check_policy<G: Game>(
+    agent: &dyn crate::Agent<G>,
+    state: &G,
+    out: &mut Vec<(G::Action, f64)>,
+) -> Result<bool, String> {
+    agent.policy(out);
+    if out.is_empty() {
+        return Ok(false);
+    }
+    let mut sum = 0.0;
+    for &(a, p) in out.iter() {
+        if state.validate(a).is_err() {
+            return Err(format!("the policy names an illegal action {a:?}"));
+        }
+        if !(p.is_finite() && p > 0.0) {
+            return Err(format!("the policy gives {a:?} the probability {p}"));
+        }
+        sum += p;
+    }
+    if (sum - 1.0).abs() > 1e-6 {
+        return Err(format!("the policy's probabilities sum to {sum}"));
+    }
+    Ok(true)
+}

@@ -13,7 +13,8 @@
 //! * [`Driver`] — the one stepping loop: a game, its seed's streams (chance
 //!   and one per seat) and its record, advanced by chance, agents or people.
 //! * [`Bots`], [`AgentSpec`] — an engine's own agents, and agents by name
-//!   (`random`, `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`).
+//!   (`random`, `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`,
+//!   `learned`, `learned:T`, `learned-ismcts:N`).
 //! * [`Agent`], [`RandomAgent`], [`play_game`], [`playout`], [`perft`],
 //!   [`decision_positions`], [`Arena`] — generic tools; [`conformance`] — the test suite every engine
 //!   runs against itself; `strategy` (feature `proptest`) — proptest
@@ -21,6 +22,9 @@
 //! * [`IsMctsAgent`], [`FlatMcAgent`] — search agents generic over the trait:
 //!   information-set MCTS (determinize from the seat's view every iteration)
 //!   and a flat Monte-Carlo baseline, with iteration or time budgets.
+//! * [`nn`] — learned agents: a small policy-and-value network read from a
+//!   versioned weights file and played in plain Rust (`learned`,
+//!   `learned-ismcts:N`).
 //! * [`Words`], [`Lang`] — actions in plain words for people, in English or
 //!   Russian, hiding exactly what [`Game::view_action`] hides ([`check_words`]).
 //! * [`testgame`] — `HiddenNim`, a tiny game used by the kit's tests and
@@ -36,6 +40,7 @@ mod bots;
 pub mod conformance;
 mod driver;
 mod game;
+pub mod nn;
 mod record;
 mod rng;
 mod search;
@@ -47,7 +52,9 @@ mod words;
 pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
 pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
 pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat};
-pub use bots::{AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS, MAX_BUDGET_TIME, MAX_ITERATIONS};
+pub use bots::{
+    AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS, MAX_BUDGET_TIME, MAX_ITERATIONS, Temperature,
+};
 pub use driver::{
     AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_from, play_game,
 };
@@ -58,8 +65,8 @@ pub use game::{
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};
 pub use rng::GameRng;
 pub use search::{
-    Budget, EdgeStats, Evaluation, FlatMcAgent, IsMctsAgent, SearchSettings, SearchStats, score_leader_returns,
-    score_margin_returns,
+    Budget, EdgeStats, Evaluation, FlatMcAgent, IsMctsAgent, LeafValue, SearchSettings, SearchStats,
+    score_leader_returns, score_margin_returns,
 };
 pub use words::{Lang, Words, check_words, check_words_in_game, fill, marked_section};
 

@@ -133,11 +133,7 @@ impl<G: ServedGame> EngineOf<G> {
         let spec: AgentSpec = text.parse().map_err(|e| bad(format!("{e} (or `human`)")))?;
         (self.agents)(&spec).map_err(|e| bad(e.to_string()))?;
         let limit = &shared.config;
-        let budget = match spec {
-            AgentSpec::IsMcts(b) | AgentSpec::IsMctsH(b) | AgentSpec::FlatMc(b) => Some(b),
-            AgentSpec::Random | AgentSpec::Heuristic => None,
-        };
-        match budget {
+        match spec.budget() {
             Some(Budget::Iterations(n)) if n > limit.max_bot_iterations => Err(bad(format!(
                 "`{spec}` asks for {n} iterations per decision; this server allows at most {}",
                 limit.max_bot_iterations

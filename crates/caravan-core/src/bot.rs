@@ -163,6 +163,16 @@ impl Bots for Caravan {
     fn tuned_agent(budget: Budget) -> Option<Box<dyn Agent<Caravan>>> {
         Some(Box::new(tuned_ismcts(budget)))
     }
+    /// The committed network ([`crate::learned_network`]) at `temperature`.
+    fn learned_agent(temperature: f32) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
+        Some(crate::net::learned_agent(temperature))
+    }
+
+    /// ISMCTS guided by the committed network
+    /// ([`boardgame_kit::nn::learned_ismcts`]).
+    fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
+        Some(crate::net::learned_search_agent(budget))
+    }
 }
 
 /// `(row, col)` of every square index below 64 (`index / 7`, `index % 7`),

@@ -80,6 +80,10 @@ const SLOTS: u32 = MAX_CAMELS as u32;
 /// the compact layout provides: six, the most camels a player has (C-1.2).
 pub const COMPACT_SLOTS: usize = MAX_CAMELS;
 
+/// The planes of [`CompactIndex::write_slot_planes`]: one per unladen slot
+/// and one per good slot.
+pub const SLOT_PLANES: usize = 2 * COMPACT_SLOTS;
+
 const C_END: u32 = 0;
 const C_PICK: u32 = 1;
 const C_MOVE: u32 = C_PICK + SPACES as u32;
@@ -205,6 +209,28 @@ impl CompactIndex {
     /// The unladen slot of square index `sq`, if the mover has an unladen
     /// camel there.
     #[inline]
+    /// Writes [`SLOT_PLANES`] planes of 49 squares into `out` (at least
+    /// `SLOT_PLANES × 49` long; the rest untouched): plane `i < 6` marks the
+    /// square of unladen slot `i`, plane `6 + g` the square of good slot `g`
+    /// — where the sources of the compact ids are. The planes must be zero
+    /// before the call.
+    pub fn write_slot_planes(&self, out: &mut [f32]) {
+        let sq = SQ as usize;
+        for (i, s) in Bits(self.unladen).enumerate() {
+            if let Some(x) = out.get_mut(i * sq + usize::from(s)) {
+                *x = 1.0;
+            }
+        }
+        for (g, &k) in self.goods.iter().take(usize::from(self.n_goods)).enumerate() {
+            let s = usize::from(k >> 8);
+            if s < sq
+                && let Some(x) = out.get_mut((SLOTS as usize + g) * sq + s)
+            {
+                *x = 1.0;
+            }
+        }
+    }
+
     fn unladen_slot(&self, sq: u32) -> Option<u32> {
         let bit = 1u64 << (sq & 63);
         (sq < SQ && self.unladen & bit != 0).then(|| (self.unladen & (bit - 1)).count_ones())

@@ -299,6 +299,16 @@ impl<G: Game> IsMctsAgent<G> {
         self.map_settings(|s| s.prior_weight(weight))
     }
 
+    /// Scores every rollout cut by [`rollout_depth`](Self::rollout_depth)
+    /// with `value` instead of the [`evaluation`](Self::evaluation); with
+    /// `rollout_depth(0)` the tree's leaves are scored directly, without
+    /// rollouts (a value network, [`crate::nn::NetValue`]).
+    #[must_use]
+    pub fn leaf_value(mut self, value: Box<dyn super::LeafValue<G>>) -> Self {
+        self.rollout.leaf = Some(value);
+        self
+    }
+
     /// Uses `agent` for the **searching seat's** own decisions in rollouts
     /// (and in open-loop play past the tree); the other seats keep the
     /// [`rollout_agent`](Self::rollout_agent) policy, uniformly random by

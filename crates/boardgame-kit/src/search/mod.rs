@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 pub use flat::FlatMcAgent;
 pub use ismcts::{EdgeStats, IsMctsAgent};
-pub use rollout::{Evaluation, score_leader_returns, score_margin_returns};
+pub use rollout::{Evaluation, LeafValue, score_leader_returns, score_margin_returns};
 pub(crate) use settings::Ledger;
 pub use settings::SearchSettings;
 

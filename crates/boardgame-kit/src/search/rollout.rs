@@ -115,6 +115,20 @@ impl Evaluation {
     }
 }
 
+/// A value function for the leaves of a search: scores a state where a
+/// rollout was cut ([`SearchSettings::rollout_depth`]; depth 0 scores the
+/// tree's leaf directly) in place of the [`Evaluation`], for example a
+/// learned value network ([`crate::nn::NetValue`]).
+pub trait LeafValue<G: Game>: Send {
+    /// A short name, for `Debug` output.
+    fn name(&self) -> String;
+
+    /// Writes per-seat values of `state` (not terminal) into `out`, on the
+    /// scale of [`Game::returns`] (`out.len()` is the number of players). It
+    /// may play `state` on (chance, for instance) and draw from `rng`.
+    fn evaluate(&mut self, state: &mut G, rng: &mut GameRng, out: &mut [f64]);
+}
+
 /// How a simulation is finished once it leaves the tree.
 /// How far and how it is scored are [`SearchSettings`] given to
 /// [`Rollout::run`].
@@ -125,6 +139,8 @@ pub(crate) struct Rollout<G: Game> {
     pub(crate) searcher_policy: Option<Box<dyn Agent<G>>>,
     /// The seat whose decision is being searched (set by each search).
     pub(crate) searcher: usize,
+    /// If set, scores a cut rollout instead of the settings' evaluation.
+    pub(crate) leaf: Option<Box<dyn LeafValue<G>>>,
 }
 
 impl<G: Game> fmt::Debug for Rollout<G> {
@@ -132,13 +148,14 @@ impl<G: Game> fmt::Debug for Rollout<G> {
         f.debug_struct("Rollout")
             .field("policy", &self.policy.as_ref().map_or_else(|| "random".to_string(), |a| a.name()))
             .field("searcher_policy", &self.searcher_policy.as_ref().map(|a| a.name()))
+            .field("leaf", &self.leaf.as_ref().map(|v| v.name()))
             .finish()
     }
 }
 
 impl<G: Game> Default for Rollout<G> {
     fn default() -> Self {
-        Rollout { policy: None, searcher_policy: None, searcher: 0 }
+        Rollout { policy: None, searcher_policy: None, searcher: 0, leaf: None }
     }
 }
 
@@ -191,7 +208,10 @@ impl<G: Game> Rollout<G> {
             }
             steps
         };
-        settings.evaluation.evaluate(state, out);
+        match self.leaf.as_mut() {
+            Some(leaf) if !state.is_terminal() => leaf.evaluate(state, rng, out),
+            _ => settings.evaluation.evaluate(state, out),
+        }
         steps
     }
 }

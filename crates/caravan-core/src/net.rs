@@ -1,0 +1,94 @@
+//! The trained network of `learned` and `learned-ismcts:N`
+//! (`docs/bots.md`, "Learned agents"): its layout ([`NetGame`]: the policy
+//! head is the compact action space of four players,
+//! [`MAX_COMPACT_ACTIONS`](crate::MAX_COMPACT_ACTIONS) ids, whose first
+//! ids are those of fewer players; the value head one entry per seat up to
+//! four) and the committed weights, `weights/caravan.bgnn`, read once.
+//!
+//! The network's input is the observation tensor followed by
+//! [`SLOT_PLANES`] planes over the 49 squares that locate the mover's
+//! compact slots ([`CompactIndex::write_slot_planes`]): a compact id names
+//! its source by slot (`move <slot i>->to`), so the policy head needs to
+//! see where slot `i` is; the planes are computed from the observation
+//! alone (Caravan has no hidden information, C-8).
+
+use std::sync::{Arc, OnceLock};
+
+use boardgame_kit::nn::{NetGame, Network, WeightsError};
+use boardgame_kit::{Agent, Budget, Game};
+
+use crate::SQUARES;
+use crate::action::Action;
+use crate::compact::{MAX_COMPACT_ACTIONS, SLOT_PLANES};
+use crate::state::{Caravan, MAX_PLAYERS};
+
+/// The committed weights (format: `boardgame_kit::nn`; how they were
+/// trained: their text, and `docs/bots.md`).
+pub const WEIGHTS: &[u8] = include_bytes!("../weights/caravan.bgnn");
+
+impl NetGame for Caravan {
+    const POLICY_LEN: usize = MAX_COMPACT_ACTIONS;
+    const VALUE_LEN: usize = MAX_PLAYERS;
+
+    /// The compact id of each action (C-5; `crate::compact`), through one
+    /// [`CompactIndex`](crate::CompactIndex) of the position. An action
+    /// that has none (a chance draw, not a decision) gets index 0 (`end`).
+    fn policy_indices(&self, actions: &[Action], out: &mut [u32]) {
+        let Ok(index) = self.compact_index() else {
+            out.iter_mut().take(actions.len()).for_each(|o| *o = 0);
+            return;
+        };
+        for (o, &a) in out.iter_mut().zip(actions) {
+            *o = index.encode(a).unwrap_or(0);
+        }
+    }
+
+    fn input_len(_: &crate::CaravanConfig) -> usize {
+        INPUT_LEN
+    }
+
+    /// The observation tensor, then the slot planes of the seat to move
+    /// (all zero when `seat` is not to move).
+    fn write_input(&self, seat: usize, out: &mut [f32]) -> bool {
+        if out.len() != INPUT_LEN {
+            return false;
+        }
+        let (obs, slots) = out.split_at_mut(crate::TENSOR_LEN);
+        if self.write_observation_tensor(seat, obs).is_err() {
+            return false;
+        }
+        slots.iter_mut().for_each(|x| *x = 0.0);
+        if let Ok(index) = self.compact_index()
+            && index.seat() == seat
+        {
+            index.write_slot_planes(slots);
+        }
+        true
+    }
+}
+
+/// The network's input length: the observation tensor and the slot planes.
+pub const INPUT_LEN: usize = crate::TENSOR_LEN + SLOT_PLANES * SQUARES;
+
+/// The committed network, read on first use.
+///
+/// # Errors
+/// The [`WeightsError`] of a corrupt file (a build with a broken
+/// `weights/caravan.bgnn`; the crate's tests read it).
+pub fn network() -> Result<Arc<Network>, WeightsError> {
+    static NET: OnceLock<Result<Arc<Network>, WeightsError>> = OnceLock::new();
+    NET.get_or_init(|| {
+        let net = Network::from_bytes(WEIGHTS)?;
+        net.check_fits(Caravan::NAME, INPUT_LEN, Caravan::POLICY_LEN, Caravan::VALUE_LEN)?;
+        Ok(Arc::new(net))
+    })
+    .clone()
+}
+
+pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Caravan>>, WeightsError> {
+    Ok(Box::new(boardgame_kit::nn::LearnedAgent::<Caravan>::new(network()?, temperature)?))
+}
+
+pub(crate) fn learned_search_agent(budget: Budget) -> Result<Box<dyn Agent<Caravan>>, WeightsError> {
+    Ok(Box::new(boardgame_kit::nn::learned_ismcts::<Caravan>(network()?, budget)?))
+}
