@@ -14,6 +14,15 @@ Both play exactly the same moves (the script checks that the two reports
 are equal), so the ratio of their CPU times per decision is the cost of
 calling the agent from Python.
 
+For the cheap agents (``random``, ``heuristic``) a third column times the
+batched call, ``Agent.step_many``: per game, the states at every decision
+of the same seeded game (built beforehand, outside the timing) go to one
+``Agent(game, name, seed=game_seed).step_many(states)`` call, which must
+return exactly the moves the Rust arena played there (checked). The Rust
+side's time per decision includes applying the moves and the chance
+nodes; the batched call's only the decisions (and their Python
+overhead: one list item and one borrowed state each).
+
 A second table (with ``open_spiel`` installed) times one rollout of
 OpenSpiel's ``RandomRolloutEvaluator`` (through the Python game API)
 against ``korovan_caravan.bots.RolloutEvaluator`` (in Rust) from the same
@@ -31,6 +40,8 @@ from __future__ import annotations
 
 import argparse
 import time
+
+import numpy as np
 
 from machine import describe, load_average
 
@@ -64,6 +75,47 @@ def decisions(game, names, seeds):
     return count
 
 
+CHEAP = ("random", "heuristic")
+
+
+def batched(game, names, seeds, chunk=4096):
+    """The CPU time of ``Agent.step_many`` over every decision of the games
+    of ``seeds`` (one call per game, its agent seeded with the game's seed),
+    checking that it returns the moves the Rust driver played. The states
+    are built for about ``chunk`` decisions at a time, then timed together
+    (one clock read per chunk, not per game)."""
+    total = 0.0
+    agent = korovan_caravan.Agent(game, names[0])
+    pending = []
+
+    def run():
+        nonlocal total
+        start = time.process_time()
+        out = []
+        for s, states, _ in pending:
+            agent.restart(seed=s)
+            out.append(agent.step_many(states))
+        total += time.process_time() - start
+        for (s, _, played), ids in zip(pending, out):
+            assert np.array_equal(ids, played), f"step_many did not play the arena's moves in game {s}"
+        pending.clear()
+
+    for s in seeds:
+        state = game.new_initial_state()
+        states, played = [], []
+        for a in play_game(game, names, s).history():
+            if not state.is_chance_node():
+                states.append(state.clone())
+                played.append(a)
+            state.apply_action(a)
+        pending.append((s, states, played))
+        if sum(len(p[1]) for p in pending) >= chunk:
+            run()
+    if pending:
+        run()
+    return total
+
+
 def timed(f):
     start = time.process_time()
     out = f()
@@ -74,16 +126,24 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few games per row (a smoke run)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per row; the fastest of each side is kept")
+    parser.add_argument("--agents", help="only the rows of these agents (comma-separated names, e.g. random,heuristic)")
+    parser.add_argument("--no-rollouts", action="store_true", help="skip the rollout table")
     args = parser.parse_args(argv)
+    only = set(args.agents.split(",")) if args.agents else None
     print(f"machine: {describe()}, load average {load_average()}", flush=True)
-    print(f"{'game':<12} {'agent':<14} {'games':>5} {'decisions':>9} {'Rust µs/move':>13} {'Python µs/move':>15} {'Python/Rust':>11}")
+    print(
+        f"{'game':<12} {'agent':<14} {'games':>5} {'decisions':>9} {'Rust µs/move':>13} {'Python µs/move':>15} "
+        f"{'Python/Rust':>11} {'step_many µs/move':>18} {'step_many/Rust':>14}"
+    )
     for engine, players, config, agent, games in ROWS:
+        if only is not None and agent not in only:
+            continue
         if args.quick:
             games = max(1, games // 100)
         game = korovan_caravan.load_game(engine, players=players, **config)
         names = [agent] * players
         n = decisions(game, names, range(games))
-        best_rust = best_py = float("inf")
+        best_rust = best_py = best_many = float("inf")
         for _ in range(1 if args.quick else args.repeat):
             rust, t_rust = timed(lambda: korovan_caravan.evaluate(game, names, games=games, rotate_seats=False))
             py, t_py = timed(
@@ -92,12 +152,19 @@ def main(argv=None):
             assert rust.native and not py.native
             assert rust.agents == py.agents, "the two sides played different games"
             best_rust, best_py = min(best_rust, t_rust), min(best_py, t_py)
+            if agent in CHEAP:
+                best_many = min(best_many, batched(game, names, range(games)))
+        many = ""
+        if agent in CHEAP:
+            many = f" {best_many / n * 1e6:>18.3f} {best_many / best_rust:>14.3f}"
         label = str(n)
         print(
             f"{engine + ' ' + str(players) + 'p':<12} {agent:<14} {games:>5} {label:>9} "
-            f"{best_rust / n * 1e6:>13.2f} {best_py / n * 1e6:>15.2f} {best_py / best_rust:>11.3f}"
+            f"{best_rust / n * 1e6:>13.3f} {best_py / n * 1e6:>15.3f} {best_py / best_rust:>11.3f}{many}",
+            flush=True,
         )
-    rollouts(args.quick)
+    if not args.no_rollouts:
+        rollouts(args.quick)
     print(f"load average at the end: {load_average()}")
 
 
