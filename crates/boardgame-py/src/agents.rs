@@ -229,8 +229,7 @@ impl<G: PyEngine> DynAgent for EngineAgent<G> {
         }
         // Every state is borrowed (not copied) for the call: another thread
         // changing one of them meanwhile gets pyo3's "already borrowed".
-        let mut held = Vec::new();
-        let mut seats = Vec::new();
+        let mut held = Vec::with_capacity(states.len().unwrap_or(0));
         let mut hold = |i: usize, item: &Bound<'py, PyAny>| -> PyResult<()> {
             let state = G::borrow_state(item).ok_or_else(|| {
                 PyTypeError::new_err(format!(
@@ -239,8 +238,8 @@ impl<G: PyEngine> DynAgent for EngineAgent<G> {
                     type_name(item)
                 ))
             })?;
-            seats.push(seat_to_move(G::state_in(&state), || format!("states[{i}]"))?);
-            held.push(state);
+            let seat = seat_to_move(G::state_in(&state), || format!("states[{i}]"))?;
+            held.push((state, seat));
             Ok(())
         };
         if let Ok(list) = states.cast::<pyo3::types::PyList>() {
@@ -259,15 +258,13 @@ impl<G: PyEngine> DynAgent for EngineAgent<G> {
         if held.is_empty() {
             return Err(PyValueError::new_err("step_many needs at least one state"));
         }
-        let refs: Vec<&G> = held.iter().map(|s| G::state_in(s)).collect();
+        let refs: Vec<(&G, usize)> = held.iter().map(|(s, seat)| (G::state_in(s), *seat)).collect();
         py.detach(|| {
-            refs.iter()
-                .zip(&seats)
-                .enumerate()
-                .map(|(i, (state, &seat))| {
-                    self.decide(state, seat).map(i64::from).map_err(|e| format!("states[{i}]: {e}"))
-                })
-                .collect::<Result<Vec<i64>, String>>()
+            let mut ids = Vec::with_capacity(refs.len());
+            for (i, &(state, seat)) in refs.iter().enumerate() {
+                ids.push(i64::from(self.decide(state, seat).map_err(|e| format!("states[{i}]: {e}"))?));
+            }
+            Ok::<_, String>(ids)
         })
         .map_err(PyValueError::new_err)
     }
