@@ -1,7 +1,7 @@
 """Type stubs of the native module (generated per engine from one Rust
 template, so every engine's classes have the same methods)."""
 
-from typing import Callable, Optional, Sequence, TypeVar, Union, overload
+from typing import Callable, Iterable, Optional, Sequence, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -113,6 +113,10 @@ class Agent:
     @property
     def seed(self) -> int: ...
     def step(self, state: _AnyState) -> int: ...
+    def step_many(self, states: Iterable[_AnyState]) -> npt.NDArray[np.int64]:
+        """The actions for the seat to move in each state: what that many
+        ``step`` calls in order give, decided in Rust in one call (the GIL
+        released)."""
     def step_with_policy(self, state: _AnyState) -> tuple[list[tuple[int, float]], int]: ...
     def restart(self, seed: Optional[int] = None) -> None: ...
     def __call__(self, state: _AnyState) -> int: ...

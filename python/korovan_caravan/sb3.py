@@ -104,8 +104,9 @@ class SB3VecEnv(VecEnv):
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> List[Any]:
         idx = self._indices(indices)
         if method_name == "action_masks":
+            # rows of the env's mask (views, no copy): sb3-contrib stacks them
             masks = self.env.action_masks()
-            return [masks[i] for i in idx]
+            return list(masks) if indices is None else [masks[i] for i in idx]
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
         return [result] * len(idx)
 

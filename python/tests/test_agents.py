@@ -5,6 +5,7 @@ released during a search, and bad input refused with ValueError/TypeError."""
 
 import threading
 
+import numpy as np
 import pytest
 from conftest import SHORT
 
@@ -210,3 +211,121 @@ def test_bad_input_is_refused():
         agent.step_with_policy(finished)
     with pytest.raises(ValueError, match="seed"):
         agent.restart(seed=2**64)
+
+
+def positions(game, names, seed):
+    """The states at every decision of the Rust driver's game of `seed`
+    with `names`, and the action played at each."""
+    state = game.new_initial_state()
+    states, played = [], []
+    for a in play_game(game, names, seed).history():
+        if not state.is_chance_node():
+            states.append(state.clone())
+            played.append(a)
+        state.apply_action(a)
+    return states, played
+
+
+@pytest.mark.parametrize("spec", NAMES)
+def test_step_many_gives_what_as_many_steps_give(name, spec):
+    game = game_of(name, 3)
+    # decisions of several games, every seat, in an order no game has
+    states = []
+    for seed in range(3):
+        states += positions(game, ["random"] * 3, seed)[0][::7]
+    states = states[1::2] + states[::2]
+    one, many = korovan_caravan.Agent(game, spec, seed=5), korovan_caravan.Agent(game, spec, seed=5)
+    singles = [one.step(s) for s in states]
+    ids = many.step_many(states)
+    assert ids.dtype == np.int64 and ids.shape == (len(states),)
+    assert ids.tolist() == singles
+    # the streams have advanced alike: the next calls agree too
+    assert many.step_many(tuple(states[:5])).tolist() == [one.step(s) for s in states[:5]]
+    assert many.step_many(s for s in states[5:9]).tolist() == [one.step(s) for s in states[5:9]]
+    assert many.step(states[0]) == one.step(states[0])
+
+
+@pytest.mark.parametrize("engine,players", [("korovan", 5), ("caravan", 2)])
+@pytest.mark.parametrize("spec", ["random", "heuristic"])
+def test_step_many_plays_the_arenas_moves(engine, players, spec):
+    game = game_of(engine, players)
+    agent = korovan_caravan.Agent(game, spec)
+    for seed in range(4):
+        states, played = positions(game, [spec] * players, seed)
+        agent.restart(seed=seed)
+        assert agent.step_many(states).tolist() == played, (engine, spec, seed)
+
+
+def test_step_many_takes_openspiel_states_too():
+    pytest.importorskip("pyspiel")
+    import korovan_caravan.openspiel as ko
+
+    game = game_of("korovan", 3)
+    states = [decision(game, seed=4, skip=k) for k in range(3)]
+    wrapped = [ko.from_korovan_caravan(s) for s in states]
+    agent = korovan_caravan.Agent(wrapped[0].get_game(), "heuristic", seed=2)
+    mixed = [wrapped[0], states[1], wrapped[2]]
+    expected = korovan_caravan.Agent(game, "heuristic", seed=2).step_many(states)
+    assert agent.step_many(mixed).tolist() == expected.tolist()
+
+
+def test_step_many_releases_the_gil_for_searches():
+    game = game_of("caravan", 2)
+    states = [decision(game, skip=k) for k in range(2)]
+    agent = korovan_caravan.Agent(game, "ismcts:150ms")
+    count = [0]
+    stop = threading.Event()
+
+    def counter():
+        while not stop.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=counter)
+    t.start()
+    try:
+        before = count[0]
+        agent.step_many(states)
+        during = count[0] - before
+    finally:
+        stop.set()
+        t.join()
+    assert during > 0, "another Python thread ran while the agent searched"
+
+
+def test_step_many_refuses_bad_input_and_decides_nothing_then():
+    game = game_of("caravan", 2)
+    korovan = game_of("korovan", 3)
+    states = [decision(game, seed=1, skip=k) for k in range(4)]
+    agent = korovan_caravan.Agent(game, "random", seed=9)
+    for bad in [None, 3, 2.5, "abc", states[0], object()]:
+        with pytest.raises(TypeError, match="step_many takes a sequence of caravan states"):
+            agent.step_many(bad)
+    with pytest.raises(TypeError, match=r"states\[0\]: expected a caravan state"):
+        agent.step_many(b"ab")
+    with pytest.raises(TypeError, match=r"states\[2\]: expected a caravan state"):
+        agent.step_many(states[:2] + [korovan.new_initial_state()])
+    with pytest.raises(TypeError, match=r"states\[0\]: expected a caravan state"):
+        agent.step_many([None])
+    with pytest.raises(TypeError, match=r"states\[1\]: expected a caravan state"):
+        agent.step_many([states[0], 7])
+    with pytest.raises(TypeError, match=r"states\[0\]: expected a caravan state"):
+        agent.step_many([states])  # nested
+    with pytest.raises(ValueError, match=r"no seat is to move in states\[1\]"):
+        agent.step_many([states[0], game.new_initial_state()])  # the deal: a chance node
+    finished = korovan_caravan.random_game(game, 1)
+    with pytest.raises(ValueError, match=r"no seat is to move in states\[3\]"):
+        agent.step_many(states[:3] + [finished])
+    with pytest.raises(ValueError, match="at least one state"):
+        agent.step_many([])
+    with pytest.raises(ValueError, match="at least one state"):
+        agent.step_many(())
+
+    def broken():
+        yield states[0]
+        raise RuntimeError("the iterator broke")
+
+    with pytest.raises(RuntimeError, match="the iterator broke"):
+        agent.step_many(broken())
+    # none of the refused calls drew from the streams
+    fresh = korovan_caravan.Agent(game, "random", seed=9)
+    assert agent.step_many(states).tolist() == fresh.step_many(states).tolist()

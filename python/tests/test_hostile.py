@@ -557,6 +557,12 @@ def test_no_panic_from_agents_learners_and_compact_actions():
                 for method in ("step", "step_with_policy", "__call__"):
                     checked(f"Agent.{method}", getattr(agent, method), state)
                     calls += 1
+            for batch in [some_states, some_states[:1], [], (), [None], HOSTILE[:8], "ab", b"ab", 3, None]:
+                checked("Agent.step_many", agent.step_many, batch)
+                calls += 1
+            for args in arg_tuples(rng, pool, samples=10):
+                checked("Agent.step_many", agent.step_many, *args)
+                calls += 1
             for seed in HOSTILE[:20]:
                 checked("Agent.restart", agent.restart, seed)
                 calls += 1

@@ -19,6 +19,8 @@ use std::str::FromStr;
 use std::sync::Mutex;
 
 use boardgame_kit::{AGENT_STREAM_BASE, Agent, AgentSpec, Bots, Evaluation, Game, GameRng, Turn};
+use numpy::PyArray1;
+use pyo3::PyClass;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -35,10 +37,23 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
 
 /// An engine the Python package knows, with its Python classes.
 pub trait PyEngine: Bindable + Bots {
+    /// The engine's Python state class.
+    type PyState: PyClass;
+
     /// The engine's state held by `obj`: one of this engine's Python states,
     /// or an object whose `inner` is one (the OpenSpiel wrapper's state);
     /// `None` for anything else.
-    fn state_of(obj: &Bound<'_, PyAny>) -> Option<Self>;
+    fn state_of(obj: &Bound<'_, PyAny>) -> Option<Self> {
+        Self::borrow_state(obj).map(|s| Self::state_in(&s).clone())
+    }
+
+    /// The Python state `obj` stands for (itself, or the `inner` of the
+    /// OpenSpiel wrapper's state), borrowed rather than copied; `None` for
+    /// anything else, or a state another thread is changing right now.
+    fn borrow_state<'py>(obj: &Bound<'py, PyAny>) -> Option<PyRef<'py, Self::PyState>>;
+
+    /// The engine's state inside a Python state.
+    fn state_in(state: &Self::PyState) -> &Self;
 
     /// The configuration of `obj`: one of this engine's Python games, or an
     /// object whose `boardgame` is one (the OpenSpiel wrapper's game).
@@ -48,6 +63,14 @@ pub trait PyEngine: Bindable + Bots {
 /// The attribute `attr` of `obj`, if it has one.
 fn attr<'py>(obj: &Bound<'py, PyAny>, attr: &str) -> Option<Bound<'py, PyAny>> {
     obj.getattr(attr).ok()
+}
+
+/// The state `obj` of engine `G` borrowed, or a `TypeError` naming what
+/// was given.
+fn borrow_arg<'py, G: PyEngine>(obj: &Bound<'py, PyAny>) -> PyResult<PyRef<'py, G::PyState>> {
+    G::borrow_state(obj).ok_or_else(|| {
+        PyTypeError::new_err(format!("expected a {} state (or its OpenSpiel wrapper), got {}", G::NAME, type_name(obj)))
+    })
 }
 
 /// The state `obj` of engine `G`, or a `TypeError` naming what was given.
@@ -67,6 +90,20 @@ fn seat_stream<'a>(seats: &'a mut [Option<GameRng>; MAX_SEATS], root: &GameRng, 
 /// (`(id, probability)` ascending by id).
 type Choice = (u32, Option<Vec<(u32, f64)>>);
 
+/// The seat to move in `state`, or the `ValueError` of an agent asked to
+/// act where no seat is to move (`what` names the state in the message,
+/// written only then).
+fn seat_to_move<G: Game + Bindable, W: std::fmt::Display>(state: &G, what: impl FnOnce() -> W) -> PyResult<usize> {
+    match state.turn() {
+        Turn::Player(seat) => Ok(seat),
+        turn => Err(PyValueError::new_err(format!(
+            "no seat is to move in {} ({} {turn:?}): an agent acts only for the seat to move",
+            what(),
+            G::NAME
+        ))),
+    }
+}
+
 /// One built-in agent of engine `G` with the driver's seat streams.
 pub struct EngineAgent<G: Game> {
     spec: AgentSpec,
@@ -74,6 +111,10 @@ pub struct EngineAgent<G: Game> {
     root: GameRng,
     seats: [Option<GameRng>; MAX_SEATS],
     policy: Vec<(G::Action, f64)>,
+    /// The agent decides in well under a microsecond (`random`,
+    /// `heuristic`): it acts on the caller's state in place and keeps the
+    /// GIL, whose release and retaking would cost more than the decision.
+    cheap: bool,
 }
 
 impl<G: PyEngine> EngineAgent<G> {
@@ -83,29 +124,37 @@ impl<G: PyEngine> EngineAgent<G> {
     /// The kit's message when `G` has no such agent.
     pub fn new(spec: AgentSpec, seed: u64) -> Result<Self, String> {
         let agent = spec.build::<G>().map_err(|e| e.to_string())?;
-        Ok(EngineAgent { spec, agent, root: GameRng::new(seed), seats: Default::default(), policy: Vec::new() })
+        let cheap = matches!(spec, AgentSpec::Random | AgentSpec::Heuristic);
+        Ok(EngineAgent { spec, agent, root: GameRng::new(seed), seats: Default::default(), policy: Vec::new(), cheap })
     }
 
-    /// The action the agent chooses for the seat to move in `state` (the
-    /// GIL released meanwhile), and, with `with_policy`, its policy as
-    /// `(id, probability)` ascending by id.
-    fn choose(&mut self, py: Python<'_>, state: &G, with_policy: bool) -> PyResult<Choice> {
-        let Turn::Player(seat) = state.turn() else {
-            return Err(PyValueError::new_err(format!(
-                "no seat is to move in this {} state ({:?}): an agent acts only for the seat to move",
-                G::NAME,
-                state.turn()
-            )));
-        };
+    /// The action id the agent chooses for `seat`, to move in `state`, from
+    /// that seat's stream: the one decision both `step` and `step_many`
+    /// make. Needs no GIL.
+    ///
+    /// # Errors
+    /// The message of an illegal choice (an engine's agent never makes one;
+    /// it is refused rather than played).
+    fn decide(&mut self, state: &G, seat: usize) -> Result<u32, String> {
         let rng = seat_stream(&mut self.seats, &self.root, seat);
-        let agent = &mut self.agent;
-        let action = py.detach(move || agent.act(state, seat, rng));
+        let action = self.agent.act(state, seat, rng);
         if let Err(e) = state.validate(action) {
-            // An engine's agent never does this; say so rather than play it.
-            return Err(PyValueError::new_err(format!("agent `{}` chose an illegal action: {e}", self.spec)));
+            return Err(format!("agent `{}` chose an illegal action: {e}", self.spec));
         }
+        Ok(G::action_id(state.config(), action))
+    }
+
+    /// The action the agent chooses for the seat to move in `state` (with
+    /// `py`, the GIL released meanwhile), and, with `with_policy`, its
+    /// policy as `(id, probability)` ascending by id.
+    fn choose(&mut self, py: Option<Python<'_>>, state: &G, with_policy: bool) -> PyResult<Choice> {
+        let seat = seat_to_move(state, || "this state")?;
+        let id = match py {
+            Some(py) => py.detach(|| self.decide(state, seat)),
+            None => self.decide(state, seat),
+        }
+        .map_err(PyValueError::new_err)?;
         let config = state.config();
-        let id = G::action_id(config, action);
         if !with_policy {
             return Ok((id, None));
         }
@@ -139,6 +188,15 @@ pub trait DynAgent: Send {
     /// `TypeError` for a state of another engine, `ValueError` where no
     /// seat is to move.
     fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, with_policy: bool) -> PyResult<Choice>;
+    /// The action ids for the seat to move in each of `states` (a sequence
+    /// of states), decided in order as that many `step` calls would, all in
+    /// Rust with the GIL released.
+    ///
+    /// # Errors
+    /// `TypeError` for a non-sequence or an item that is no state of this
+    /// engine, `ValueError` for an empty sequence or a state where no seat
+    /// is to move; nothing is decided then.
+    fn step_many<'py>(&mut self, py: Python<'py>, states: &Bound<'py, PyAny>) -> PyResult<Vec<i64>>;
     /// Resets the agent's memory, and its streams to `seed` if given.
     fn restart(&mut self, seed: Option<u64>);
 }
@@ -151,8 +209,64 @@ impl<G: PyEngine> DynAgent for EngineAgent<G> {
         self.spec.to_string()
     }
     fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, with_policy: bool) -> PyResult<Choice> {
-        let state: G = state_arg(state)?;
-        self.choose(py, &state, with_policy)
+        let held = borrow_arg::<G>(state)?;
+        if self.cheap {
+            // Decided in place, the GIL kept: cheaper than either.
+            return self.choose(None, G::state_in(&held), with_policy);
+        }
+        // A search: on its own copy, so that other threads may use the
+        // state while it runs without the GIL.
+        let state = G::state_in(&held).clone();
+        drop(held);
+        self.choose(Some(py), &state, with_policy)
+    }
+    fn step_many<'py>(&mut self, py: Python<'py>, states: &Bound<'py, PyAny>) -> PyResult<Vec<i64>> {
+        let not_a_sequence = || {
+            PyTypeError::new_err(format!("step_many takes a sequence of {} states, not {}", G::NAME, type_name(states)))
+        };
+        if states.is_instance_of::<pyo3::types::PyString>() {
+            return Err(not_a_sequence());
+        }
+        // Every state is borrowed (not copied) for the call: another thread
+        // changing one of them meanwhile gets pyo3's "already borrowed".
+        let mut held = Vec::with_capacity(states.len().unwrap_or(0));
+        let mut hold = |i: usize, item: &Bound<'py, PyAny>| -> PyResult<()> {
+            let state = G::borrow_state(item).ok_or_else(|| {
+                PyTypeError::new_err(format!(
+                    "states[{i}]: expected a {} state (or its OpenSpiel wrapper), got {}",
+                    G::NAME,
+                    type_name(item)
+                ))
+            })?;
+            let seat = seat_to_move(G::state_in(&state), || format!("states[{i}]"))?;
+            held.push((state, seat));
+            Ok(())
+        };
+        if let Ok(list) = states.cast::<pyo3::types::PyList>() {
+            for (i, item) in list.iter().enumerate() {
+                hold(i, &item)?;
+            }
+        } else if let Ok(tuple) = states.cast::<pyo3::types::PyTuple>() {
+            for (i, item) in tuple.iter().enumerate() {
+                hold(i, &item)?;
+            }
+        } else {
+            for (i, item) in states.try_iter().map_err(|_| not_a_sequence())?.enumerate() {
+                hold(i, &item?)?;
+            }
+        }
+        if held.is_empty() {
+            return Err(PyValueError::new_err("step_many needs at least one state"));
+        }
+        let refs: Vec<(&G, usize)> = held.iter().map(|(s, seat)| (G::state_in(s), *seat)).collect();
+        py.detach(|| {
+            let mut ids = Vec::with_capacity(refs.len());
+            for (i, &(state, seat)) in refs.iter().enumerate() {
+                ids.push(i64::from(self.decide(state, seat).map_err(|e| format!("states[{i}]: {e}"))?));
+            }
+            Ok::<_, String>(ids)
+        })
+        .map_err(PyValueError::new_err)
     }
     fn restart(&mut self, seed: Option<u64>) {
         self.agent.reset();
@@ -225,6 +339,18 @@ impl AgentObj {
     /// The action id the agent plays for the seat to move in `state`.
     fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
         Ok(self.agent().step(py, state, false)?.0)
+    }
+
+    /// The action ids the agent plays for the seat to move in each of
+    /// `states` (a list or any sequence of states of its engine), as an
+    /// `int64` numpy array: the same actions, from the same streams, as
+    /// that many `step` calls in order, decided in Rust in one call with
+    /// the GIL released. `TypeError` for a non-sequence or an item that is
+    /// no state of the agent's engine; `ValueError` for an empty sequence or
+    /// a state where no seat is to move (nothing is decided then).
+    fn step_many<'py>(&mut self, py: Python<'py>, states: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let ids = self.agent().step_many(py, states)?;
+        Ok(PyArray1::from_vec(py, ids))
     }
 
     /// `(policy, action)`: the action id as `step`, and the agent's policy,
@@ -492,13 +618,17 @@ macro_rules! py_engines {
     ($( $G:ty => $Game:ident, $State:ident; )*) => {
         $(
             impl PyEngine for $G {
-                fn state_of(obj: &Bound<'_, PyAny>) -> Option<Self> {
+                type PyState = crate::$State;
+                fn borrow_state<'py>(obj: &Bound<'py, PyAny>) -> Option<PyRef<'py, crate::$State>> {
                     if let Ok(s) = obj.cast::<crate::$State>() {
-                        return Some(s.borrow().core.state.clone());
+                        return s.try_borrow().ok();
                     }
                     let inner = attr(obj, "inner")?;
                     let s = inner.cast::<crate::$State>().ok()?;
-                    Some(s.borrow().core.state.clone())
+                    s.try_borrow().ok()
+                }
+                fn state_in(state: &crate::$State) -> &Self {
+                    &state.core.state
                 }
                 fn config_of(obj: &Bound<'_, PyAny>) -> Option<Self::Config> {
                     if let Ok(g) = obj.cast::<crate::$Game>() {
