@@ -103,8 +103,8 @@ _AnyState = Union[KorovanState, CaravanState, object]  # or an OpenSpiel wrapper
 
 class Agent:
     """A built-in agent (``random``, ``heuristic``, ``ismcts:N``,
-    ``ismcts-h:N``, ``flatmc:N``; ``N`` iterations or a time such as
-    ``10ms``), one move at a time, searching in Rust with the GIL released."""
+    ``ismcts-h:N``, ``flatmc:N``, ``learned``, ``learned:T``,
+    ``learned-ismcts:N``; ``N`` iterations or a time such as ``10ms``), one move at a time, searching in Rust with the GIL released."""
     def __init__(self, game: _AnyGame, name: str, seed: Optional[int] = None) -> None: ...
     @property
     def name(self) -> str: ...

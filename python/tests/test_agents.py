@@ -13,7 +13,7 @@ import korovan_caravan
 from korovan_caravan.evaluation import play_game
 
 # Small budgets: the suite's wheel is a debug build.
-NAMES = ["random", "heuristic", "ismcts:12", "ismcts-h:8", "flatmc:10"]
+NAMES = ["random", "heuristic", "ismcts:12", "ismcts-h:8", "flatmc:10", "learned", "learned:0.5", "learned-ismcts:6"]
 
 
 def game_of(name, players):

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use boardgame_learn::{CurvePoint, Distil, Reinforce, TrainOptions, chart_svg, train};
+use boardgame_learn::{CurvePoint, Distil, Reinforce, TrainOptions, chart_svg, train_from};
 use clap::Args;
 
 use crate::error::CliError;
@@ -28,6 +28,10 @@ pub struct TrainArgs {
     /// Where to write the learning curve as an SVG chart.
     #[arg(long, value_name = "FILE")]
     chart: Option<PathBuf>,
+    /// Continue from these weights instead of random ones (--hidden is
+    /// then theirs).
+    #[arg(long, value_name = "FILE")]
+    init: Option<PathBuf>,
     /// Hidden layer widths, comma-separated.
     #[arg(long, default_value = "128,128", value_delimiter = ',')]
     hidden: Vec<usize>,
@@ -173,7 +177,17 @@ fn run_game<G: CliGame + boardgame_kit::nn::NetGame>(args: &TrainArgs) -> Result
             vs.join(" | ")
         );
     };
-    let report = train::<G>(&config, &options, &mut progress).map_err(CliError::Usage)?;
+    let init = match &args.init {
+        None => None,
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", path.display())))?;
+            let net = boardgame_kit::nn::Network::from_bytes(&bytes)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+            Some(net)
+        }
+    };
+    let report = train_from::<G>(&config, &options, init, &mut progress).map_err(CliError::Usage)?;
     let write = |path: &PathBuf, bytes: &[u8]| {
         std::fs::write(path, bytes).map_err(|e| CliError::Runtime(format!("cannot write {}: {e}", path.display())))
     };

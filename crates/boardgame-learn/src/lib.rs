@@ -52,4 +52,6 @@ mod pipeline;
 pub use chart::chart_svg;
 pub use data::{Dataset, SampleRef, Seat, Target, build_agent, play_recorded, relative_shares};
 pub use grad::{BatchStats, TrainSettings, Trainer};
-pub use pipeline::{CurvePoint, Distil, EVAL_SEED, Reinforce, TrainOptions, TrainReport, Versus, evaluate, train};
+pub use pipeline::{
+    CurvePoint, Distil, EVAL_SEED, Reinforce, TrainOptions, TrainReport, Versus, evaluate, train, train_from,
+};

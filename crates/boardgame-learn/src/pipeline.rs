@@ -179,11 +179,38 @@ pub fn train<G: NetGame + Bots>(
     options: &TrainOptions,
     progress: &mut dyn FnMut(&CurvePoint),
 ) -> Result<TrainReport, String> {
+    train_from::<G>(config, options, None, progress)
+}
+
+/// [`train`] from the weights of `init` instead of random ones (a run
+/// continued: its text is kept and the new options appended).
+///
+/// # Errors
+/// As [`train`]; also when `init` does not fit `G` and `config`.
+pub fn train_from<G: NetGame + Bots>(
+    config: &G::Config,
+    options: &TrainOptions,
+    init: Option<Network>,
+    progress: &mut dyn FnMut(&CurvePoint),
+) -> Result<TrainReport, String> {
     let obs_len = G::input_len(config);
     let players = G::new_game(config).map_err(|e| e.to_string())?.num_players();
-    let mut net = Network::new_random(G::NAME, obs_len, &options.hidden, G::POLICY_LEN, G::VALUE_LEN, options.seed)
-        .map_err(|e| e.to_string())?;
-    net.set_text(&format!("{} {} players; {}", G::NAME, players, serde_json::to_string(options).unwrap_or_default()));
+    let run = format!("{} {} players; {}", G::NAME, players, serde_json::to_string(options).unwrap_or_default());
+    let net = match init {
+        Some(mut net) => {
+            boardgame_kit::nn::check_network::<G>(&net, config).map_err(|e| e.to_string())?;
+            let text = format!("{}; then {run}", net.text());
+            net.set_text(&text);
+            net
+        }
+        None => {
+            let mut net =
+                Network::new_random(G::NAME, obs_len, &options.hidden, G::POLICY_LEN, G::VALUE_LEN, options.seed)
+                    .map_err(|e| e.to_string())?;
+            net.set_text(&run);
+            net
+        }
+    };
     // Every name is checked before any work.
     let probe = Arc::new(net.clone());
     let names = options

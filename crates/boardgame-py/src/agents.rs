@@ -287,8 +287,9 @@ pub(crate) fn spec_arg(name: &Bound<'_, PyAny>) -> PyResult<AgentSpec> {
 }
 
 /// A built-in agent (any name the `boardgame` binary accepts: `random`,
-/// `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`, `N` iterations or a
-/// time such as `10ms`), asked for one move at a time; the search runs in
+/// `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`, `learned`,
+/// `learned:T`, `learned-ismcts:N`, `N` iterations or a time such as
+/// `10ms`), asked for one move at a time; the search runs in
 /// Rust with the GIL released.
 #[pyclass(module = "korovan_caravan._korovan_caravan", name = "Agent")]
 pub struct AgentObj {

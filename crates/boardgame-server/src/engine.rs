@@ -76,7 +76,8 @@ impl<G: ServedGame> EngineOf<G> {
 }
 
 /// The agents offered in the lobby, when the engine has them.
-const LOBBY_AGENTS: [&str; 5] = ["heuristic", "random", "ismcts-h:300", "ismcts:1000", "flatmc:200"];
+const LOBBY_AGENTS: [&str; 7] =
+    ["heuristic", "random", "learned", "ismcts-h:300", "learned-ismcts:300", "ismcts:1000", "flatmc:200"];
 
 fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())

@@ -291,6 +291,12 @@ async fn creation_is_validated() {
     assert_eq!(names, ["korovan", "caravan"]);
     assert_eq!(games["games"][0]["player_counts"], json!([3, 4, 5, 6, 7, 8, 9]));
     assert_eq!(games["games"][1]["player_counts"], json!([2, 3, 4]));
+    for g in 0..2 {
+        let agents = games["games"][g]["agents"].as_array().unwrap();
+        for name in ["learned", "learned-ismcts:300", "ismcts-h:300"] {
+            assert!(agents.iter().any(|a| a == name), "the lobby offers {name}: {agents:?}");
+        }
+    }
     let r = s.client.get(s.url("/api/nothing")).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     s.stop().await;

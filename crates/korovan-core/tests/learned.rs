@@ -104,3 +104,54 @@ proptest! {
         }
     }
 }
+
+/// Fixed inputs → fixed outputs of the committed network, to 1e-4
+/// (relative above 1): a
+/// synthetic input, and the input at the first decision after 15 random
+/// actions of seed 7. Regenerate (the failure message prints the values)
+/// only with new weights.
+#[test]
+fn golden_forward_pass() {
+    let net = learned_network().unwrap();
+    let len = net.obs_len();
+    let synthetic: Vec<f32> = (0..len).map(|i| ((i * 37) % 11) as f32 / 10.0).collect();
+    let mut walk = boardgame_kit::strategy::random_walk::<Korovan>(&config(3), 7, 15).state;
+    let mut rng = GameRng::new(7);
+    while walk.turn() == Turn::Chance {
+        let a = walk.sample_chance_outcome(&mut rng).unwrap();
+        walk.apply(a).unwrap();
+    }
+    let Turn::Player(seat) = walk.turn() else { panic!("the walk ended") };
+    let mut from_state = vec![0.0f32; len];
+    assert!(walk.write_input(seat, &mut from_state));
+    let mut scratch = boardgame_kit::nn::MlpScratch::for_mlp(net.mlp());
+    let mut out = vec![0.0f32; net.mlp().outputs()];
+    let mut got = Vec::new();
+    for input in [&synthetic, &from_state] {
+        net.mlp().forward(input, &mut scratch, &mut out).unwrap();
+        got.extend_from_slice(&out[..4]);
+        got.extend_from_slice(&out[net.policy_len()..net.policy_len() + 3]);
+    }
+    let expected: [f32; 14] = GOLDEN;
+    let close = got.iter().zip(&expected).all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs().max(1.0));
+    assert!(close, "the forward pass changed: got {got:?}, pinned {expected:?}");
+}
+
+/// The pinned outputs of [`golden_forward_pass`]: for each input the first
+/// four policy logits, then the first three value logits.
+const GOLDEN: [f32; 14] = [
+    -2.2445621,
+    -1.320044,
+    2.6284378,
+    0.42149186,
+    1.4363141,
+    -1.5177462,
+    1.724482,
+    -1.1733428,
+    -0.20927976,
+    -0.3363236,
+    -0.04680431,
+    -0.113176286,
+    -0.6228361,
+    2.8638823,
+];
