@@ -105,7 +105,8 @@ pub enum WeightsError {
 /// let bytes = net.to_bytes();
 /// assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
 /// let mut corrupt = bytes.clone();
-/// corrupt[40] ^= 1;
+/// let last_parameter = corrupt.len() - 12; // before the 8-byte checksum
+/// corrupt[last_parameter] ^= 1;
 /// assert!(Network::from_bytes(&corrupt).unwrap_err().to_string().contains("corrupt"));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
