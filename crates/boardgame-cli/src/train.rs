@@ -19,7 +19,7 @@ pub struct TrainArgs {
     #[command(flatten)]
     opts: GameOpts,
     /// Where to write the weights (the engines read theirs from
-    /// crates/<game>-core/weights/<game>.bgnn).
+    /// `crates/<game>-core/weights/<game>.bgnn`).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Where to write the learning curve, as JSON.

@@ -8,7 +8,7 @@
 //! * [`LearnedAgent`] — plays the network's policy over the legal actions:
 //!   greedy, or sampled at a temperature (`learned`, `learned:T`).
 //! * [`NetValue`] — the network's value head as the leaf evaluation of
-//!   [`IsMctsAgent`](crate::IsMctsAgent) (`learned-ismcts:N`, built by
+//!   [`IsMctsAgent`] (`learned-ismcts:N`, built by
 //!   [`learned_ismcts`]).
 //!
 //! The network reads the acting seat's observation tensor
