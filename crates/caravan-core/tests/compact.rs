@@ -154,7 +154,10 @@ proptest! {
         if let Ok(cid) = state.compact_id(action) {
             prop_assert_eq!(state.compact_action(cid), Ok(action));
         }
-        let mut mask = [0u8; MAX_COMPACT_ACTIONS];
+        // Buffers of every length from 1 to n + 1: only n is accepted (the
+        // buffer is two longer than the largest space, so that 4 players'
+        // n + 1 = 791 fits).
+        let mut mask = [0u8; MAX_COMPACT_ACTIONS + 2];
         let n = compact_num_actions(state.config());
         prop_assert!(state.write_compact_mask(&mut mask[..(id as usize % (n + 2)).max(1)]).is_ok() == (id as usize % (n + 2) == n));
     }
