@@ -557,9 +557,11 @@ pub fn check_agent<G: Game>(
                         }
                         if checks {
                             report.decisions += 1;
-                            check_policy(&*agents[s], &state, &mut Vec::new())
+                            if check_policy(&*agents[s], &state, &mut Vec::new())
                                 .map_err(|m| fail(game_seed, step, m))?
-                                .then(|| report.policies += 1);
+                            {
+                                report.policies += 1;
+                            }
                             if observation_only {
                                 let mut r = before.clone();
                                 let other = state

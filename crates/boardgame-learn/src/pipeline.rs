@@ -248,7 +248,6 @@ pub fn train_from<G: NetGame + Bots>(
 
     if let Some(d) = &options.distil {
         let net = Arc::new(trainer.network().clone());
-        build_agent::<G>(&d.teacher, &net)?;
         let mut data = Dataset::new();
         for g in 0..d.games {
             let mut seats: Vec<Seat<G>> = (0..players)
@@ -261,17 +260,10 @@ pub fn train_from<G: NetGame + Bots>(
         let (mut pl, mut vl) = (0.0, 0.0);
         let mut order: Vec<usize> = (0..data.len()).collect();
         for _ in 0..d.epochs {
-            rng.shuffle(&mut order);
-            let (mut sum_p, mut sum_v, mut steps) = (0.0, 0.0, 0usize);
-            for chunk in order.chunks(d.batch.max(1)) {
-                let st = trainer.step(chunk.iter().map(|&i| data.get(i)));
-                sum_p += st.policy_loss;
-                sum_v += st.value_loss;
-                steps += 1;
-                samples += chunk.len() as u64;
-            }
-            pl = sum_p / steps.max(1) as f64;
-            vl = sum_v / steps.max(1) as f64;
+            let mut pass = Pass::default();
+            epoch(&mut trainer, &data, &mut order, d.batch, &mut rng, &mut pass);
+            samples += pass.samples;
+            (pl, vl) = pass.means();
         }
         if options.eval_games > 0 {
             point("distil", &trainer, samples, games, pl, vl, &mut curve)?;
@@ -282,10 +274,6 @@ pub fn train_from<G: NetGame + Bots>(
         let total: f64 = r.league.iter().map(|(_, w)| w.max(0.0)).sum();
         if r.league.is_empty() || total.is_nan() || total <= 0.0 {
             return Err("the league needs at least one opponent with a positive weight".into());
-        }
-        let probe = Arc::new(trainer.network().clone());
-        for (name, _) in &r.league {
-            build_agent::<G>(name, &probe)?;
         }
         trainer.settings_mut().learning_rate = r.learning_rate;
         trainer.settings_mut().entropy_weight = r.entropy;
@@ -334,25 +322,50 @@ pub fn train_from<G: NetGame + Bots>(
             }
             order.clear();
             order.extend(0..data.len());
-            let (mut pl, mut vl, mut steps) = (0.0, 0.0, 0usize);
+            let mut pass = Pass::default();
             for _ in 0..r.epochs {
-                rng.shuffle(&mut order);
-                for chunk in order.chunks(r.batch.max(1)) {
-                    let st = trainer.step(chunk.iter().map(|&i| data.get(i)));
-                    pl += st.policy_loss;
-                    vl += st.value_loss;
-                    steps += 1;
-                    samples += chunk.len() as u64;
-                }
+                epoch(&mut trainer, &data, &mut order, r.batch, &mut rng, &mut pass);
             }
+            samples += pass.samples;
             let last = it + 1 == r.iterations;
             if options.eval_games > 0 && (last || (options.eval_every > 0 && (it + 1) % options.eval_every == 0)) {
-                let s = steps.max(1) as f64;
-                point("reinforce", &trainer, samples, games, pl / s, vl / s, &mut curve)?;
+                let (pl, vl) = pass.means();
+                point("reinforce", &trainer, samples, games, pl, vl, &mut curve)?;
             }
         }
     }
     Ok(TrainReport { network: trainer.into_network(), curve })
+}
+
+/// What passes over a dataset measured: the sums of their steps' mean
+/// losses, their steps and their samples.
+#[derive(Default)]
+struct Pass {
+    policy: f64,
+    value: f64,
+    steps: usize,
+    samples: u64,
+}
+
+impl Pass {
+    /// The mean policy and value losses per step (0 without a step).
+    fn means(&self) -> (f64, f64) {
+        let s = self.steps.max(1) as f64;
+        (self.policy / s, self.value / s)
+    }
+}
+
+/// One pass over `data` in a fresh shuffle of `order` (drawn from `rng`),
+/// one Adam step per `batch` samples, added into `pass`.
+fn epoch(trainer: &mut Trainer, data: &Dataset, order: &mut [usize], batch: usize, rng: &mut GameRng, pass: &mut Pass) {
+    rng.shuffle(order);
+    for chunk in order.chunks(batch.max(1)) {
+        let st = trainer.step(chunk.iter().map(|&i| data.get(i)));
+        pass.policy += st.policy_loss;
+        pass.value += st.value_loss;
+        pass.steps += 1;
+        pass.samples += chunk.len() as u64;
+    }
 }
 
 /// `own share − predicted own share` of every sample of `data`, the

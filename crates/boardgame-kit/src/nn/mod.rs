@@ -84,6 +84,19 @@ pub fn check_network<G: NetGame>(net: &Network, config: &G::Config) -> Result<()
     net.check_fits(G::NAME, G::input_len(config), G::POLICY_LEN, G::VALUE_LEN)
 }
 
+/// Reads a weights file for `G` and checks that it fits `G` with the input
+/// of `config` ([`check_network`]): what an engine does, once, with the
+/// weights it ships.
+///
+/// # Errors
+/// The [`WeightsError`] of a corrupt file or of a network for another
+/// game or layout.
+pub fn read_network<G: NetGame>(bytes: &[u8], config: &G::Config) -> Result<Arc<Network>, WeightsError> {
+    let net = Network::from_bytes(bytes)?;
+    check_network::<G>(&net, config)?;
+    Ok(Arc::new(net))
+}
+
 /// The buffers of one forward pass over a game's state.
 #[derive(Debug)]
 struct Eval {
