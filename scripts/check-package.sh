@@ -13,6 +13,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-target}
 
+# cargo extracts the verification registry's crates under
+# $CARGO_HOME/registry/src/-<hash of the registry's path>/ and never
+# re-extracts a name and version it already holds there: a clone at the same
+# path as an earlier run would verify against that run's sources (this
+# happened: caravan-core was built against a boardgame-kit 0.1.0 from before
+# `nn` existed). Our crates' stale copies go first; only those local-registry
+# directories (a leading '-') and only this workspace's crate names.
+CARGO_HOME=${CARGO_HOME:-$HOME/.cargo}
+for crate in $(awk '/^\[/ { pkg = ($0 == "[package]") } pkg && /^name = / { gsub(/"/, "", $3); print $3 }' crates/*/Cargo.toml Cargo.toml); do
+    rm -rf "$CARGO_HOME"/registry/src/-*/"$crate"-[0-9]*
+done
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # --allow-dirty: the check runs before a commit too; what it packages is the
