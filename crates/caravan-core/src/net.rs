@@ -77,12 +77,7 @@ pub const INPUT_LEN: usize = crate::TENSOR_LEN + SLOT_PLANES * SQUARES;
 /// `weights/caravan.bgnn`; the crate's tests read it).
 pub fn network() -> Result<Arc<Network>, WeightsError> {
     static NET: OnceLock<Result<Arc<Network>, WeightsError>> = OnceLock::new();
-    NET.get_or_init(|| {
-        let net = Network::from_bytes(WEIGHTS)?;
-        net.check_fits(Caravan::NAME, INPUT_LEN, Caravan::POLICY_LEN, Caravan::VALUE_LEN)?;
-        Ok(Arc::new(net))
-    })
-    .clone()
+    NET.get_or_init(|| boardgame_kit::nn::read_network::<Caravan>(WEIGHTS, &crate::CaravanConfig::default())).clone()
 }
 
 pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Caravan>>, WeightsError> {

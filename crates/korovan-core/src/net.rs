@@ -34,12 +34,7 @@ impl NetGame for Korovan {
 /// `weights/korovan.bgnn`; the crate's tests read it).
 pub fn network() -> Result<Arc<Network>, WeightsError> {
     static NET: OnceLock<Result<Arc<Network>, WeightsError>> = OnceLock::new();
-    NET.get_or_init(|| {
-        let net = Network::from_bytes(WEIGHTS)?;
-        net.check_fits(Korovan::NAME, crate::TENSOR_LEN, Korovan::POLICY_LEN, Korovan::VALUE_LEN)?;
-        Ok(Arc::new(net))
-    })
-    .clone()
+    NET.get_or_init(|| boardgame_kit::nn::read_network::<Korovan>(WEIGHTS, &crate::KorovanConfig::default())).clone()
 }
 
 pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Korovan>>, WeightsError> {
