@@ -21,8 +21,19 @@ TARGET=${CARGO_TARGET_DIR:-target}
 # `nn` existed). Our crates' stale copies go first; only those local-registry
 # directories (a leading '-') and only this workspace's crate names.
 CARGO_HOME=${CARGO_HOME:-$HOME/.cargo}
+# And the builds of those copies: cargo takes a registry crate of the same
+# name and version as unchanged, so a target directory that verified an
+# older tree would link the old rlib (its fingerprint is dropped, which
+# forces the rebuild; the workspace's own builds are kept).
 for crate in $(awk '/^\[/ { pkg = ($0 == "[package]") } pkg && /^name = / { gsub(/"/, "", $3); print $3 }' crates/*/Cargo.toml Cargo.toml); do
     rm -rf "$CARGO_HOME"/registry/src/-*/"$crate"-[0-9]*
+    for dep in "$TARGET"/debug/deps/"${crate//-/_}"-*.d; do
+        [ -f "$dep" ] || continue
+        if head -n 1 "$dep" | grep -q '/registry/src/-'; then
+            hash=${dep##*-}
+            rm -rf "$TARGET/debug/.fingerprint/$crate-${hash%.d}"
+        fi
+    done
 done
 
 log=$(mktemp)
