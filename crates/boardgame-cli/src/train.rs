@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use boardgame_learn::{CurvePoint, Distil, Reinforce, TrainOptions, chart_svg, train_from};
+use boardgame_learn::{CurvePoint, Dagger, Distil, Reinforce, TrainOptions, chart_svg, train_from};
 use clap::Args;
 
 use crate::error::CliError;
@@ -53,6 +53,26 @@ pub struct TrainArgs {
     /// Distillation: Adam's step size.
     #[arg(long, default_value_t = 1e-3)]
     lr: f32,
+    /// Imitation on the learner's own states (DAgger): rounds (0 skips
+    /// the phase). It keeps the distillation's samples and uses its
+    /// `--batch` and `--lr`.
+    #[arg(long, default_value_t = 0)]
+    dagger_rounds: usize,
+    /// DAgger: games per round (the learner at one seat, rotating).
+    #[arg(long, default_value_t = 100)]
+    dagger_games: u64,
+    /// DAgger: who labels the learner's decisions.
+    #[arg(long, default_value = "heuristic")]
+    dagger_teacher: String,
+    /// DAgger: who plays the other seats.
+    #[arg(long, default_value = "heuristic")]
+    dagger_against: String,
+    /// DAgger: the learner's temperature while it plays (0: greedy).
+    #[arg(long, default_value_t = 0.0)]
+    dagger_temperature: f32,
+    /// DAgger: passes over all samples after each round.
+    #[arg(long, default_value_t = 2)]
+    dagger_epochs: usize,
     /// Self-play: the league of the learner's opponents, `name=weight`
     /// comma-separated (`self` is the learner).
     #[arg(long, default_value = "heuristic=3,self=1", value_delimiter = ',')]
@@ -131,6 +151,16 @@ fn options(args: &TrainArgs) -> Result<TrainOptions, CliError> {
             batch: args.batch,
             learning_rate: args.lr,
         }),
+        dagger: (args.dagger_rounds > 0).then(|| Dagger {
+            teacher: args.dagger_teacher.clone(),
+            against: args.dagger_against.clone(),
+            rounds: args.dagger_rounds,
+            games: args.dagger_games,
+            temperature: args.dagger_temperature,
+            epochs: args.dagger_epochs,
+            batch: args.batch,
+            learning_rate: args.lr,
+        }),
         reinforce: (args.rounds > 0).then_some(Reinforce {
             league,
             iterations: args.rounds,
@@ -150,6 +180,11 @@ fn options(args: &TrainArgs) -> Result<TrainOptions, CliError> {
         if let Some(d) = o.distil.as_mut() {
             d.games = d.games.min(4);
             d.epochs = d.epochs.min(2);
+        }
+        if let Some(d) = o.dagger.as_mut() {
+            d.rounds = d.rounds.min(2);
+            d.games = d.games.min(4);
+            d.epochs = d.epochs.min(1);
         }
         if let Some(r) = o.reinforce.as_mut() {
             r.iterations = r.iterations.min(2);

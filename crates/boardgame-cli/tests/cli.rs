@@ -505,6 +505,8 @@ fn train_quick_writes_weights_curve_and_chart_and_learned_agents_play() {
         "--quick",
         "--teacher",
         "heuristic",
+        "--dagger-rounds",
+        "1",
         "--rounds",
         "2",
         "--eval-against",
@@ -524,13 +526,20 @@ fn train_quick_writes_weights_curve_and_chart_and_learned_agents_play() {
     assert_eq!(net.mlp().sizes()[1], 16, "the quick network is tiny");
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&curve).unwrap()).unwrap();
     let points = json["curve"].as_array().unwrap();
-    assert_eq!(points.len(), 4, "start, distil and two rounds: {json}");
-    assert_eq!(points[3]["phase"], "reinforce");
+    assert_eq!(points.len(), 5, "start, distil, one DAgger round and two self-play rounds: {json}");
+    assert_eq!(points[2]["phase"], "dagger");
+    assert_eq!(points[4]["phase"], "reinforce");
+    assert_eq!(json["options"]["dagger"]["teacher"], "heuristic");
     assert!(std::fs::read_to_string(&chart).unwrap().starts_with("<svg"));
     let sim =
         ok(&["simulate", "korovan", "-p", "4", "-n", "4", "-a", "learned,learned:0.5,learned-ismcts:5,heuristic"]);
     assert!(sim.contains("learned-ismcts:5") && sim.contains("learned:0.5"), "{sim}");
-    for bad in [["--hidden", "0"], ["--league", "heuristic=-1"], ["--teacher", "chess"]] {
+    for bad in [
+        &["--hidden", "0"][..],
+        &["--league", "heuristic=-1"],
+        &["--teacher", "chess"],
+        &["--dagger-rounds", "1", "--dagger-teacher", "chess"],
+    ] {
         let mut args = vec![
             "train",
             "korovan",
@@ -542,7 +551,7 @@ fn train_quick_writes_weights_curve_and_chart_and_learned_agents_play() {
             "--out",
             path_str(&weights),
         ];
-        args.extend(bad);
+        args.extend(bad.iter().copied());
         let o = run(&args, "");
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
         assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));

@@ -187,10 +187,47 @@ pub enum Seat<G: NetGame> {
     /// The learner: the network's policy sampled at temperature 1; its
     /// decisions become policy-gradient samples.
     Learner(LearnedAgent<G>),
+    /// The learner plays and a teacher labels (imitation on the learner's
+    /// own states, DAgger): at each decision the teacher is asked too, on
+    /// the same state and with its own random stream, and its policy (or
+    /// its move as the whole policy) becomes the sample's target, while the
+    /// learner's move is the one played.
+    Labelled {
+        /// Who plays: the network at its temperature.
+        player: LearnedAgent<G>,
+        /// Who labels.
+        teacher: Box<dyn Agent<G>>,
+    },
+}
+
+/// The teacher's target over `list` into `target`: its policy, or its move
+/// `chosen` as the whole policy when it has none.
+fn teacher_target<G: Game>(
+    teacher: &dyn Agent<G>,
+    list: &G::ActionList,
+    chosen: G::Action,
+    policy: &mut Vec<(G::Action, f64)>,
+    target: &mut Vec<f32>,
+) {
+    teacher.policy(policy);
+    target.clear();
+    target.resize(list.len(), 0.0f32);
+    if policy.is_empty() {
+        if let Some(j) = list.iter().position(|&b| b == chosen) {
+            target[j] = 1.0;
+        }
+    } else {
+        for &(a, p) in policy.iter() {
+            if let Some(j) = list.iter().position(|&b| b == a) {
+                target[j] += p as f32;
+            }
+        }
+    }
 }
 
 /// Plays one game from `seed` (chance from stream 0 of the seed, seat `s`
-/// from stream `1 + s`) and appends the recorded decisions to `data`;
+/// from stream `1 + s`, a [`Seat::Labelled`] seat's teacher from stream
+/// `1 + n + s` of `n` players) and appends the recorded decisions to `data`;
 /// returns the final state.
 ///
 /// # Errors
@@ -210,6 +247,7 @@ pub fn play_recorded<G: NetGame>(
     let root = GameRng::new(seed);
     let mut chance_rng = root.child(0);
     let mut rngs: Vec<GameRng> = (0..n).map(|s| root.child(1 + s as u32)).collect();
+    let mut teacher_rngs: Vec<GameRng> = (0..n).map(|s| root.child((1 + n + s) as u32)).collect();
     let mut chances = G::ChanceList::default();
     let mut list = G::ActionList::default();
     let mut obs = vec![0.0f32; G::input_len(config)];
@@ -223,6 +261,10 @@ pub fn play_recorded<G: NetGame>(
         match s {
             Seat::Agent { agent, .. } => agent.reset(),
             Seat::Learner(l) => l.reset(),
+            Seat::Labelled { player, teacher } => {
+                player.reset();
+                teacher.reset();
+            }
         }
     }
     for _ in 0..G::max_game_length(config) {
@@ -238,12 +280,21 @@ pub fn play_recorded<G: NetGame>(
         state.legal_actions(&mut list);
         let k = list.len();
         let rng = &mut rngs[seat];
+        let mut taught = None;
         let (action, record) = match &mut seats[seat] {
             Seat::Agent { agent, record } => (agent.act(&state, seat, rng), *record),
             Seat::Learner(l) => (l.act(&state, seat, rng), true),
+            Seat::Labelled { player, teacher } => {
+                let a = player.act(&state, seat, rng);
+                taught = Some(teacher.act(&state, seat, &mut teacher_rngs[seat]));
+                (a, true)
+            }
         };
         if !state.is_legal(action) {
             return Err(format!("seat {seat} chose an illegal action"));
+        }
+        if taught.is_some_and(|t| !state.is_legal(t)) {
+            return Err(format!("the teacher of seat {seat} chose an illegal action"));
         }
         if record && k > 1 {
             if !state.write_input(seat, &mut obs) {
@@ -253,18 +304,11 @@ pub fn play_recorded<G: NetGame>(
             let pos = list.iter().position(|&a| a == action).unwrap_or(0);
             match &seats[seat] {
                 Seat::Agent { agent, .. } => {
-                    agent.policy(&mut policy);
-                    target.clear();
-                    target.resize(k, 0.0f32);
-                    if policy.is_empty() {
-                        target[pos] = 1.0;
-                    } else {
-                        for &(a, p) in &policy {
-                            if let Some(j) = list.iter().position(|&b| b == a) {
-                                target[j] += p as f32;
-                            }
-                        }
-                    }
+                    teacher_target(agent.as_ref(), &list, action, &mut policy, &mut target);
+                    data.push(&obs, &idx[..k], Some(&target), (0, 0.0, 0.0), &blank);
+                }
+                Seat::Labelled { teacher, .. } => {
+                    teacher_target(teacher.as_ref(), &list, taught.unwrap_or(action), &mut policy, &mut target);
                     data.push(&obs, &idx[..k], Some(&target), (0, 0.0, 0.0), &blank);
                 }
                 Seat::Learner(l) => {

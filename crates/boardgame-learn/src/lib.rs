@@ -8,7 +8,8 @@
 //!
 //! * [`train`] — the pipeline: [`Distil`] a teacher's search into the
 //!   network (expert iteration's first round: the targets are the search's
-//!   visit shares), then [`Reinforce`]: PPO self-play against a league of
+//!   visit shares), then [`Dagger`]: imitation of a teacher on the
+//!   learner's own states, then [`Reinforce`]: PPO self-play against a league of
 //!   the built-in agents and copies of the learner. Each phase ends with a
 //!   [`CurvePoint`] measured by [`evaluate`] against fixed opponents on
 //!   fixed seeds.
@@ -31,6 +32,7 @@
 //!     hidden: vec![16],
 //!     seed: 1,
 //!     distil: Some(Distil { teacher: "ismcts:50".into(), games: 20, epochs: 5, batch: 16, learning_rate: 3e-3 }),
+//!     dagger: None,
 //!     reinforce: None,
 //!     eval_games: 20,
 //!     eval_against: vec!["random".into()],
@@ -53,5 +55,5 @@ pub use chart::chart_svg;
 pub use data::{Dataset, SampleRef, Seat, Target, build_agent, play_recorded, relative_shares};
 pub use grad::{BatchStats, TrainSettings, Trainer};
 pub use pipeline::{
-    CurvePoint, Distil, EVAL_SEED, Reinforce, TrainOptions, TrainReport, Versus, evaluate, train, train_from,
+    CurvePoint, Dagger, Distil, EVAL_SEED, Reinforce, TrainOptions, TrainReport, Versus, evaluate, train, train_from,
 };

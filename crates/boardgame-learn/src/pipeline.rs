@@ -31,6 +31,35 @@ pub struct Distil {
     pub learning_rate: f32,
 }
 
+/// Imitation on the learner's own states (DAgger): `rounds` rounds of
+/// `games` games in which the learner plays one seat (rotating, the
+/// network at `temperature`; 0 is greedy) against `against` at every other
+/// seat, and `teacher` labels each of the learner's decisions with its own
+/// policy on that state. The samples of every round are kept, with the
+/// distillation's, and after each round the network is fitted to all of
+/// them for `epochs` passes. It corrects what distillation alone cannot:
+/// the teacher's games never show the states the learner's own mistakes
+/// lead to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dagger {
+    /// The teacher, an agent name (`heuristic`, `ismcts-h:1000`).
+    pub teacher: String,
+    /// The learner's opponents, an agent name.
+    pub against: String,
+    /// Rounds.
+    pub rounds: usize,
+    /// Games per round.
+    pub games: u64,
+    /// The learner's temperature while it plays (0: greedy).
+    pub temperature: f32,
+    /// Passes over all samples after each round.
+    pub epochs: usize,
+    /// Samples per Adam step.
+    pub batch: usize,
+    /// Adam's step size.
+    pub learning_rate: f32,
+}
+
 /// Policy-gradient self-play: `iterations` rounds of `games` games in which
 /// one seat (rotating) is the learner, sampling its policy, and every other
 /// seat is drawn from the `league` by weight (`self` is the learner too,
@@ -65,6 +94,11 @@ pub struct TrainOptions {
     pub seed: u64,
     /// The distillation phase, if any.
     pub distil: Option<Distil>,
+    /// The imitation phase on the learner's own states, if any (after the
+    /// distillation, whose samples it keeps; absent from the options' JSON
+    /// when there is none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dagger: Option<Dagger>,
     /// The self-play phase, if any.
     pub reinforce: Option<Reinforce>,
     /// Games per opponent at each point of the learning curve.
@@ -217,6 +251,7 @@ pub fn train_from<G: NetGame + Bots>(
         .distil
         .iter()
         .map(|d| &d.teacher)
+        .chain(options.dagger.iter().flat_map(|d| [&d.teacher, &d.against]))
         .chain(options.reinforce.iter().flat_map(|r| r.league.iter().map(|(n, _)| n)));
     for name in names.chain(&options.eval_against) {
         build_agent::<G>(name, &probe)?;
@@ -246,9 +281,10 @@ pub fn train_from<G: NetGame + Bots>(
         point("start", &trainer, 0, 0, 0.0, 0.0, &mut curve)?;
     }
 
+    // The distillation's samples, kept for the imitation phase.
+    let mut data = Dataset::new();
     if let Some(d) = &options.distil {
         let net = Arc::new(trainer.network().clone());
-        let mut data = Dataset::new();
         for g in 0..d.games {
             let mut seats: Vec<Seat<G>> = (0..players)
                 .map(|_| Seat::Agent { agent: build_agent::<G>(&d.teacher, &net).expect("checked"), record: true })
@@ -267,6 +303,45 @@ pub fn train_from<G: NetGame + Bots>(
         }
         if options.eval_games > 0 {
             point("distil", &trainer, samples, games, pl, vl, &mut curve)?;
+        }
+    }
+
+    if let Some(d) = &options.dagger {
+        trainer.settings_mut().learning_rate = d.learning_rate;
+        let mut seed = options.seed.wrapping_add(2 << 32);
+        let mut order = Vec::new();
+        for round in 0..d.rounds {
+            let net = Arc::new(trainer.network().clone());
+            for g in 0..d.games {
+                let learner_seat = (g as usize) % players;
+                let mut seats: Vec<Seat<G>> = Vec::with_capacity(players);
+                for s in 0..players {
+                    seats.push(if s == learner_seat {
+                        Seat::Labelled {
+                            player: LearnedAgent::<G>::new(net.clone(), d.temperature).map_err(|e| e.to_string())?,
+                            teacher: build_agent::<G>(&d.teacher, &net)?,
+                        }
+                    } else {
+                        Seat::Agent { agent: build_agent::<G>(&d.against, &net)?, record: false }
+                    });
+                }
+                play_recorded(config, &mut seats, seed, &mut data)?;
+                seed = seed.wrapping_add(1);
+            }
+            games += d.games;
+            order.clear();
+            order.extend(0..data.len());
+            let mut pass = Pass::default();
+            for _ in 0..d.epochs {
+                pass = Pass::default();
+                epoch(&mut trainer, &data, &mut order, d.batch, &mut rng, &mut pass);
+                samples += pass.samples;
+            }
+            let last = round + 1 == d.rounds;
+            if options.eval_games > 0 && (last || (options.eval_every > 0 && (round + 1) % options.eval_every == 0)) {
+                let (pl, vl) = pass.means();
+                point("dagger", &trainer, samples, games, pl, vl, &mut curve)?;
+            }
         }
     }
 

@@ -6,8 +6,11 @@ use std::sync::Arc;
 
 use boardgame_kit::nn::{LearnedAgent, NetGame, Network};
 use boardgame_kit::testgame::HiddenNim;
-use boardgame_kit::{Agent, GameRng, Turn, sample_chance};
-use boardgame_learn::{Dataset, Distil, Reinforce, TrainOptions, TrainSettings, Trainer, chart_svg, train};
+use boardgame_kit::{Agent, Game, GameRng, RandomAgent, Turn, sample_chance};
+use boardgame_learn::{
+    Dagger, Dataset, Distil, Reinforce, Seat, Target, TrainOptions, TrainSettings, Trainer, chart_svg, play_recorded,
+    train,
+};
 
 /// A dataset of both kinds of sample over a 6-input toy layout.
 fn toy_data() -> Dataset {
@@ -92,6 +95,7 @@ fn quick(distil: Option<Distil>, reinforce: Option<Reinforce>, against: &str) ->
         hidden: vec![16],
         seed: 7,
         distil,
+        dagger: None,
         reinforce,
         eval_games: 8,
         eval_against: vec![against.into()],
@@ -133,6 +137,121 @@ fn a_run_is_reproducible() {
     assert!(svg.starts_with("<svg") && svg.contains("vs random") && svg.trim_end().ends_with("</svg>"));
 }
 
+/// A teacher that always names the last legal action (or, when `cheat`,
+/// one that is not legal).
+struct LastLegal {
+    cheat: bool,
+}
+
+impl Agent<HiddenNim> for LastLegal {
+    fn name(&self) -> String {
+        "last-legal".into()
+    }
+    fn act(&mut self, state: &HiddenNim, _seat: usize, _rng: &mut GameRng) -> <HiddenNim as Game>::Action {
+        let mut list = <HiddenNim as Game>::ActionList::default();
+        state.legal_actions(&mut list);
+        if self.cheat {
+            // A dealing action, never legal at a seat's decision.
+            return boardgame_kit::testgame::NimAction::Deal(1);
+        }
+        list[list.len() - 1]
+    }
+}
+
+/// A labelled seat (DAgger) plays the learner's moves and records the
+/// teacher's: every target is the teacher's one-hot at the last legal
+/// action, and the games differ from those the teacher plays itself.
+#[test]
+fn labelled_seats_play_the_learner_and_learn_the_teacher() {
+    let config = Default::default();
+    let net = Arc::new(
+        Network::new_random(
+            "hidden-nim",
+            HiddenNim::input_len(&config),
+            &[8],
+            HiddenNim::POLICY_LEN,
+            HiddenNim::VALUE_LEN,
+            5,
+        )
+        .unwrap(),
+    );
+    let (mut differ, mut samples) = (0, 0);
+    for seed in 0..20 {
+        let mut data = Dataset::new();
+        let mut seats = vec![
+            Seat::Labelled {
+                player: LearnedAgent::<HiddenNim>::new(net.clone(), 1.0).unwrap(),
+                teacher: Box::new(LastLegal { cheat: false }),
+            },
+            Seat::Agent { agent: Box::new(RandomAgent), record: false },
+        ];
+        let learner_game = play_recorded(&config, &mut seats, seed, &mut data).unwrap();
+        for i in 0..data.len() {
+            let s = data.get(i);
+            let Target::Policy(t) = s.kind else { panic!("a labelled sample teaches a policy") };
+            let mut want = vec![0.0f32; t.len()];
+            want[t.len() - 1] = 1.0;
+            assert_eq!(t, &want[..], "sample {i} of seed {seed}");
+            assert_eq!(s.value.len(), 2);
+        }
+        samples += data.len();
+        let mut seats = vec![
+            Seat::Agent { agent: Box::new(LastLegal { cheat: false }), record: true },
+            Seat::Agent { agent: Box::new(RandomAgent), record: false },
+        ];
+        let mut teacher_data = Dataset::new();
+        let teacher_game = play_recorded(&config, &mut seats, seed, &mut teacher_data).unwrap();
+        differ += usize::from(teacher_game != learner_game);
+    }
+    assert!(samples > 20, "{samples} samples");
+    assert!(differ > 0, "the learner's games were the teacher's");
+
+    let mut seats = vec![
+        Seat::Labelled {
+            player: LearnedAgent::<HiddenNim>::new(net, 1.0).unwrap(),
+            teacher: Box::new(LastLegal { cheat: true }),
+        },
+        Seat::Agent { agent: Box::new(RandomAgent), record: false },
+    ];
+    let err = play_recorded(&config, &mut seats, 1, &mut Dataset::new()).unwrap_err();
+    assert!(err.contains("teacher of seat 0 chose an illegal action"), "{err}");
+}
+
+fn dagger_options() -> TrainOptions {
+    let mut o = nim_options();
+    o.reinforce = None;
+    o.dagger = Some(Dagger {
+        teacher: "ismcts:30".into(),
+        against: "random".into(),
+        rounds: 2,
+        games: 10,
+        temperature: 0.5,
+        epochs: 2,
+        batch: 16,
+        learning_rate: 3e-3,
+    });
+    o
+}
+
+/// A run with the DAgger phase is reproducible, measures a curve point per
+/// round, and changes the network it is given.
+#[test]
+fn a_dagger_run_is_reproducible() {
+    let a = train::<HiddenNim>(&Default::default(), &dagger_options(), &mut |_| {}).unwrap();
+    let b = train::<HiddenNim>(&Default::default(), &dagger_options(), &mut |_| {}).unwrap();
+    assert_eq!(a.network.to_bytes(), b.network.to_bytes());
+    let phases: Vec<&str> = a.curve.iter().map(|p| p.phase.as_str()).collect();
+    assert_eq!(phases, ["start", "distil", "dagger", "dagger"]);
+    assert!(a.curve[3].games == a.curve[1].games + 20 && a.curve[3].samples > a.curve[1].samples);
+    let mut without = dagger_options();
+    without.dagger = None;
+    let c = train::<HiddenNim>(&Default::default(), &without, &mut |_| {}).unwrap();
+    assert_ne!(a.network.to_bytes(), c.network.to_bytes());
+    // Without a DAgger phase the options' JSON is what it was before the
+    // phase existed (the committed weights' text and their rerun depend on it).
+    assert!(!serde_json::to_string(&without).unwrap().contains("dagger"));
+}
+
 /// Bad options are refused with a message, not a panic.
 #[test]
 fn bad_options_are_refused() {
@@ -142,6 +261,14 @@ fn bad_options_are_refused() {
     let mut o = nim_options();
     o.reinforce.as_mut().unwrap().league = vec![("random".into(), 0.0)];
     assert!(train::<HiddenNim>(&Default::default(), &o, &mut |_| {}).unwrap_err().contains("positive weight"));
+    for field in 0..2 {
+        let mut o = dagger_options();
+        let d = o.dagger.as_mut().unwrap();
+        *(if field == 0 { &mut d.teacher } else { &mut d.against }) = "chess".into();
+        assert!(
+            train::<HiddenNim>(&Default::default(), &o, &mut |_| {}).unwrap_err().contains("unknown agent `chess`")
+        );
+    }
     let mut o = nim_options();
     o.eval_against = vec!["heuristic".into()];
     assert!(train::<HiddenNim>(&Default::default(), &o, &mut |_| {}).is_err());
