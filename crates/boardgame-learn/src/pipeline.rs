@@ -337,8 +337,7 @@ pub fn train_from<G: NetGame + Bots>(
                 epoch(&mut trainer, &data, &mut order, d.batch, &mut rng, &mut pass);
                 samples += pass.samples;
             }
-            let last = round + 1 == d.rounds;
-            if options.eval_games > 0 && (last || (options.eval_every > 0 && (round + 1) % options.eval_every == 0)) {
+            if curve_due(options, round, d.rounds) {
                 let (pl, vl) = pass.means();
                 point("dagger", &trainer, samples, games, pl, vl, &mut curve)?;
             }
@@ -402,14 +401,20 @@ pub fn train_from<G: NetGame + Bots>(
                 epoch(&mut trainer, &data, &mut order, r.batch, &mut rng, &mut pass);
             }
             samples += pass.samples;
-            let last = it + 1 == r.iterations;
-            if options.eval_games > 0 && (last || (options.eval_every > 0 && (it + 1) % options.eval_every == 0)) {
+            if curve_due(options, it, r.iterations) {
                 let (pl, vl) = pass.means();
                 point("reinforce", &trainer, samples, games, pl, vl, &mut curve)?;
             }
         }
     }
     Ok(TrainReport { network: trainer.into_network(), curve })
+}
+
+/// Whether round `round` (from 0) of `rounds` ends with a curve point:
+/// every `eval_every` rounds and after the last, when there is a curve.
+fn curve_due(options: &TrainOptions, round: usize, rounds: usize) -> bool {
+    let done = round + 1;
+    options.eval_games > 0 && (done == rounds || (options.eval_every > 0 && done % options.eval_every == 0))
 }
 
 /// What passes over a dataset measured: the sums of their steps' mean
