@@ -1,15 +1,12 @@
 //! The learned agents (issue 21, `docs/bots.md` "Learned agents"): the
-//! committed network loads and fits every player count, a corrupt copy is
-//! a typed error, the forward pass is pinned by a golden test, the agents
-//! are named like every other, pass the kit's agent conformance, and play
-//! only legal actions from reachable states.
+//! committed network and its agents pass the kit's `check_learned` (the
+//! weights fit every player count, a corrupt or foreign copy is a typed
+//! error, the agents are named like every other and pass the agent
+//! conformance), the forward pass is pinned by a golden test, and the
+//! agents play only legal actions from reachable states.
 
-use std::sync::Arc;
-
-use boardgame_kit::conformance::check_agent;
-use boardgame_kit::nn::NetGame;
-use boardgame_kit::nn::{LearnedAgent, Network, WeightsError, check_network};
-use boardgame_kit::{Agent, AgentSpec, Game, GameRng, Turn};
+use boardgame_kit::nn::{LearnedAgent, NetGame, check_learned};
+use boardgame_kit::{Agent, Game, GameRng, Turn};
 use korovan_core::{Korovan, KorovanConfig, WEIGHTS, learned_network};
 use proptest::prelude::*;
 
@@ -17,69 +14,20 @@ fn config(players: u8) -> KorovanConfig {
     KorovanConfig::with_players(players)
 }
 
+/// The kit's checks of a shipped network and its agents
+/// ([`check_learned`]): the weights fit every player count, damaged and
+/// foreign copies are typed errors, the agents build by name and pass the
+/// agent conformance; and the file is small and says how it was trained.
 #[test]
-fn the_committed_network_fits_every_player_count_and_is_small() {
+fn the_committed_network_and_its_agents_pass_the_kits_checks() {
     assert!(WEIGHTS.len() <= 1 << 20, "{} bytes", WEIGHTS.len());
+    let configs: Vec<KorovanConfig> = (3..=9u8).map(config).collect();
+    let r = check_learned::<Korovan>(WEIGHTS, &configs).unwrap();
+    assert_eq!((r.configs, r.refused, r.names), (7, 5, 3), "{r:?}");
+    assert!(r.decisions > 0, "{r:?}");
     let net = learned_network().unwrap();
-    for players in 3..=9u8 {
-        check_network::<Korovan>(&net, &config(players)).unwrap();
-    }
     assert_eq!(net.game(), "korovan");
     assert!(net.text().contains("\"seed\""), "the file says how it was trained: {}", net.text());
-}
-
-#[test]
-fn a_corrupt_or_foreign_weights_file_is_a_typed_error() {
-    let mut flipped = WEIGHTS.to_vec();
-    let mid = flipped.len() / 2;
-    flipped[mid] ^= 0x10;
-    assert!(matches!(
-        Network::from_bytes(&flipped),
-        Err(WeightsError::Checksum { .. } | WeightsError::NonFinite { .. })
-    ));
-    assert!(matches!(Network::from_bytes(&WEIGHTS[..WEIGHTS.len() - 3]), Err(WeightsError::Truncated { .. })));
-    assert_eq!(Network::from_bytes(b"not a network"), Err(WeightsError::Magic));
-    let obs = Korovan::input_len(&config(3));
-    let foreign =
-        Arc::new(Network::new_random("caravan", obs, &[4], Korovan::POLICY_LEN, Korovan::VALUE_LEN, 1).unwrap());
-    let err = LearnedAgent::<Korovan>::new(foreign, 0.0).unwrap_err();
-    assert!(matches!(err, WeightsError::Mismatch { .. }), "{err}");
-    let narrow =
-        Arc::new(Network::new_random("korovan", obs, &[4], Korovan::POLICY_LEN - 1, Korovan::VALUE_LEN, 1).unwrap());
-    assert!(LearnedAgent::<Korovan>::new(narrow, 0.0).unwrap_err().to_string().contains("its policy has"));
-    assert!(err.to_string().contains("trained for `caravan`"), "{err}");
-}
-
-#[test]
-fn learned_agents_are_named_like_every_other() {
-    for name in ["learned", "learned:0.5", "learned-ismcts:20"] {
-        let spec: AgentSpec = name.parse().unwrap();
-        let mut agent = spec.build::<Korovan>().unwrap();
-        let entrant = spec.entrant::<Korovan>().unwrap();
-        assert_eq!(entrant.name, name);
-        let mut state = Korovan::new_game(&config(3)).unwrap();
-        let mut rng = GameRng::new(5);
-        while let Turn::Chance = state.turn() {
-            let a = state.sample_chance_outcome(&mut rng).unwrap();
-            state.apply(a).unwrap();
-        }
-        let Turn::Player(seat) = state.turn() else { unreachable!() };
-        assert!(state.is_legal(agent.act(&state, seat, &mut rng)), "{name}");
-    }
-}
-
-#[test]
-fn learned_agents_pass_the_agent_conformance() {
-    for players in [3, 9u8] {
-        let make = || "learned".parse::<AgentSpec>().unwrap().build::<Korovan>().unwrap();
-        let r = check_agent::<Korovan>(&config(players), &make, 3, 1, true).unwrap();
-        assert!(r.decisions > 0 && r.policies == r.decisions && r.determinized == r.decisions, "{r:?}");
-        let make = || "learned:1".parse::<AgentSpec>().unwrap().build::<Korovan>().unwrap();
-        check_agent::<Korovan>(&config(players), &make, 2, 2, true).unwrap();
-    }
-    let make = || "learned-ismcts:8".parse::<AgentSpec>().unwrap().build::<Korovan>().unwrap();
-    let r = check_agent::<Korovan>(&config(3), &make, 1, 3, false).unwrap();
-    assert!(r.policies > 0, "the search writes its visit shares: {r:?}");
 }
 
 proptest! {

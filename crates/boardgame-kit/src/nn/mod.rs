@@ -22,12 +22,17 @@
 //!
 //! A decision allocates nothing: the agent keeps its buffers (sized on its
 //! first decision for a configuration).
+//!
+//! An engine that ships weights checks them and its learned agents in one
+//! call from its tests: [`check_learned`].
 
+mod check;
 mod mlp;
 mod weights;
 
 use std::sync::Arc;
 
+pub use check::{LearnedReport, check_learned};
 pub use mlp::{Layer, Mlp, MlpError, MlpScratch};
 pub use weights::{MAGIC, MAX_LAYERS, MAX_PARAMETERS, MAX_TEXT, Network, WEIGHTS_FORMAT_VERSION, WeightsError};
 

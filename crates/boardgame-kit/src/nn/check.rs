@@ -1,0 +1,181 @@
+//! [`check_learned`]: what an engine that ships a network promises, checked
+//! on its committed weights in one call from its tests.
+
+use std::sync::Arc;
+
+use super::{LearnedAgent, NetGame, Network, WeightsError, read_network};
+use crate::conformance::{ConformanceError, check_agent};
+use crate::{AgentSpec, Bots, GameRng, Turn};
+
+/// What [`check_learned`] checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LearnedReport {
+    /// Configurations the weights were read and fitted for.
+    pub configs: usize,
+    /// Damaged or foreign copies of the weights refused with the right
+    /// [`WeightsError`].
+    pub refused: usize,
+    /// Agent names built and played (`learned`, `learned:0.5`,
+    /// `learned-ismcts:20`).
+    pub names: usize,
+    /// Decisions of the learned agents checked by
+    /// [`check_agent`](crate::conformance::check_agent).
+    pub decisions: usize,
+}
+
+/// Checks an engine's shipped network and its learned agents:
+///
+/// * `weights` read and fit `G` ([`read_network`]) for every one of
+///   `configs`;
+/// * a copy with a flipped byte is refused (`Checksum` or `NonFinite`), a
+///   truncated one (`Truncated`), one that is not a network (`Magic`), a
+///   network of another game or with a narrower policy head (`Mismatch`,
+///   saying which);
+/// * [`Bots::learned_agent`] and [`Bots::learned_search_agent`] exist, and
+///   `learned`, `learned:0.5` and `learned-ismcts:20` build by name, keep
+///   their names as arena entrants and play a legal first move;
+/// * on the first and the last of `configs`, `learned` (greedy) and
+///   `learned:1` (sampled) pass [`check_agent`] with decisions from the
+///   seat's observation alone, and `learned-ismcts:8` passes it and writes
+///   its visit shares as its policy.
+///
+/// # Errors
+/// The first broken promise; weights and naming faults carry seed 0 and
+/// step 0, the agent checks their own seed and step.
+pub fn check_learned<G: NetGame + Bots>(
+    weights: &[u8],
+    configs: &[G::Config],
+) -> Result<LearnedReport, ConformanceError> {
+    let fail = |message: String| ConformanceError { seed: 0, step: 0, message };
+    let (Some(first), Some(last)) = (configs.first(), configs.last()) else {
+        return Err(fail("no configuration to check".into()));
+    };
+    let mut report = LearnedReport::default();
+    for config in configs {
+        read_network::<G>(weights, config).map_err(|e| fail(format!("the weights do not fit {}: {e}", G::NAME)))?;
+        report.configs += 1;
+    }
+
+    let mut refuse =
+        |what: &str, result: Result<Network, WeightsError>, ok: &dyn Fn(&WeightsError) -> bool| match result {
+            Err(e) if ok(&e) => {
+                report.refused += 1;
+                Ok(())
+            }
+            Err(e) => Err(fail(format!("{what}: the wrong error, {e}"))),
+            Ok(_) => Err(fail(format!("{what} was read as a network"))),
+        };
+    let mut flipped = weights.to_vec();
+    if let Some(b) = flipped.get_mut(weights.len() / 2) {
+        *b ^= 0x10;
+    }
+    refuse("a copy with a flipped byte", Network::from_bytes(&flipped), &|e| {
+        matches!(e, WeightsError::Checksum { .. } | WeightsError::NonFinite { .. })
+    })?;
+    let cut = &weights[..weights.len().saturating_sub(3)];
+    refuse("a truncated copy", Network::from_bytes(cut), &|e| matches!(e, WeightsError::Truncated { .. }))?;
+    refuse("a file that is no network", Network::from_bytes(b"not a network"), &|e| matches!(e, WeightsError::Magic))?;
+
+    let obs = G::input_len(first);
+    let other = format!("not-{}", G::NAME);
+    let mismatch = |net: Result<Network, WeightsError>, says: &str| -> Result<(), ConformanceError> {
+        let net = net.map_err(|e| fail(format!("a test network cannot be built: {e}")))?;
+        match LearnedAgent::<G>::new(Arc::new(net), 0.0) {
+            Err(e @ WeightsError::Mismatch { .. }) if e.to_string().contains(says) => Ok(()),
+            Err(e) => Err(fail(format!("a mismatched network: the wrong error, {e} (expected one saying {says:?})"))),
+            Ok(_) => Err(fail(format!("a mismatched network ({says}) was accepted"))),
+        }
+    };
+    mismatch(
+        Network::new_random(&other, obs, &[4], G::POLICY_LEN, G::VALUE_LEN, 1),
+        &format!("trained for `{other}`"),
+    )?;
+    report.refused += 1;
+    mismatch(
+        Network::new_random(G::NAME, obs, &[4], G::POLICY_LEN.saturating_sub(1), G::VALUE_LEN, 1),
+        "its policy has",
+    )?;
+    report.refused += 1;
+
+    let exported = G::learned_agent(0.0).is_some() && G::learned_search_agent(crate::Budget::Iterations(1)).is_some();
+    if !exported {
+        return Err(fail(format!("{} exports no learned agent through Bots", G::NAME)));
+    }
+    for name in ["learned", "learned:0.5", "learned-ismcts:20"] {
+        let spec: AgentSpec = name.parse().map_err(|e| fail(format!("`{name}`: {e}")))?;
+        let mut agent = spec.build::<G>().map_err(|e| fail(format!("`{name}`: {e}")))?;
+        let entrant = spec.entrant::<G>().map_err(|e| fail(format!("`{name}`: {e}")))?;
+        if entrant.name != name {
+            return Err(fail(format!("`{name}` enters the arena as `{}`", entrant.name)));
+        }
+        let mut state = G::new_game(first).map_err(|e| fail(format!("the config is refused: {e}")))?;
+        let mut rng = GameRng::new(5);
+        while let Turn::Chance = state.turn() {
+            let a =
+                state.sample_chance_outcome(&mut rng).ok_or_else(|| fail("a chance node without outcomes".into()))?;
+            state.apply_unchecked(a);
+        }
+        let Turn::Player(seat) = state.turn() else {
+            return Err(fail("the game ends before its first decision".into()));
+        };
+        if !state.is_legal(agent.act(&state, seat, &mut rng)) {
+            return Err(fail(format!("`{name}` chose an illegal first move")));
+        }
+        report.names += 1;
+    }
+
+    // Each name is built once here, so that the makers below cannot fail:
+    // a build is deterministic, and their fallback is never reached.
+    let maker = |name: &str| {
+        let spec: AgentSpec = name.parse().map_err(|e| fail(format!("`{name}`: {e}")))?;
+        spec.build::<G>().map_err(|e| fail(format!("`{name}`: {e}")))?;
+        Ok::<_, ConformanceError>(move || spec.build::<G>().unwrap_or_else(|_| Box::new(crate::RandomAgent)))
+    };
+    let (greedy, sampled, search) = (maker("learned")?, maker("learned:1")?, maker("learned-ismcts:8")?);
+    let ends: &[&G::Config] = if configs.len() > 1 { &[first, last] } else { &[first] };
+    for config in ends {
+        let r = check_agent::<G>(config, &greedy, 3, 1, true)?;
+        if r.policies != r.decisions || r.determinized != r.decisions {
+            return Err(fail(format!(
+                "`learned` wrote {} policies and replayed {} determinizations for {} decisions",
+                r.policies, r.determinized, r.decisions
+            )));
+        }
+        report.decisions += r.decisions;
+        report.decisions += check_agent::<G>(config, &sampled, 2, 2, true)?.decisions;
+    }
+    let r = check_agent::<G>(first, &search, 1, 3, false)?;
+    if r.policies == 0 {
+        return Err(fail("`learned-ismcts:8` wrote no visit shares as its policy".into()));
+    }
+    report.decisions += r.decisions;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testgame::HiddenNim;
+
+    fn nim_weights(game: &str) -> Vec<u8> {
+        let len = HiddenNim::input_len(&Default::default());
+        Network::new_random(game, len, &[4], HiddenNim::POLICY_LEN, HiddenNim::VALUE_LEN, 3).unwrap().to_bytes()
+    }
+
+    /// Each early promise, broken, is the error that names it (the engines'
+    /// tests run the whole check on their committed weights).
+    #[test]
+    fn broken_promises_are_named() {
+        let config = Default::default();
+        let err = check_learned::<HiddenNim>(&nim_weights("hidden-nim"), &[]).unwrap_err();
+        assert!(err.message.contains("no configuration"), "{err}");
+        let err = check_learned::<HiddenNim>(&nim_weights("chess"), &[config]).unwrap_err();
+        assert!(err.message.contains("do not fit hidden-nim") && err.message.contains("`chess`"), "{err}");
+        let err = check_learned::<HiddenNim>(b"BGNN", &[config]).unwrap_err();
+        assert!(err.message.contains("do not fit"), "{err}");
+        // The test game's weights pass every weights check; it ships no
+        // learned agent, which is the next promise.
+        let err = check_learned::<HiddenNim>(&nim_weights("hidden-nim"), &[config]).unwrap_err();
+        assert!(err.message.contains("hidden-nim exports no learned agent"), "{err}");
+    }
+}
