@@ -141,6 +141,13 @@ fn options(args: &TrainArgs) -> Result<TrainOptions, CliError> {
     if args.hidden.iter().any(|&h| h > 4096) {
         return Err(CliError::Usage("--hidden: widths of at most 4096".into()));
     }
+    let t = args.dagger_temperature;
+    if !(t.is_finite() && (0.0..=boardgame_kit::Temperature::MAX).contains(&t)) {
+        return Err(CliError::Usage(format!(
+            "--dagger-temperature {t}: a number from 0 (greedy) to {}",
+            boardgame_kit::Temperature::MAX
+        )));
+    }
     let mut o = TrainOptions {
         hidden: args.hidden.clone(),
         seed: args.seed,

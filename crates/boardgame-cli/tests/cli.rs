@@ -539,6 +539,9 @@ fn train_quick_writes_weights_curve_and_chart_and_learned_agents_play() {
         &["--league", "heuristic=-1"],
         &["--teacher", "chess"],
         &["--dagger-rounds", "1", "--dagger-teacher", "chess"],
+        &["--dagger-temperature=-1"],
+        &["--dagger-temperature", "NaN"],
+        &["--dagger-temperature", "101"],
     ] {
         let mut args = vec![
             "train",
@@ -555,5 +558,8 @@ fn train_quick_writes_weights_curve_and_chart_and_learned_agents_play() {
         let o = run(&args, "");
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
         assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+        if bad[0].starts_with("--dagger-temperature") {
+            assert!(stderr(&o).contains("from 0 (greedy) to 100"), "{}", stderr(&o));
+        }
     }
 }
