@@ -414,7 +414,7 @@ pub fn train_from<G: NetGame + Bots>(
 /// every `eval_every` rounds and after the last, when there is a curve.
 fn curve_due(options: &TrainOptions, round: usize, rounds: usize) -> bool {
     let done = round + 1;
-    options.eval_games > 0 && (done == rounds || (options.eval_every > 0 && done % options.eval_every == 0))
+    options.eval_games > 0 && (done == rounds || (options.eval_every > 0 && done.is_multiple_of(options.eval_every)))
 }
 
 /// What passes over a dataset measured: the sums of their steps' mean
