@@ -24,7 +24,8 @@
 //!   and a flat Monte-Carlo baseline, with iteration or time budgets.
 //! * [`nn`] — learned agents: a small policy-and-value network read from a
 //!   versioned weights file and played in plain Rust (`learned`,
-//!   `learned-ismcts:N`).
+//!   `learned-ismcts:N`); [`check_learned`] — an engine's shipped network
+//!   and its learned agents, checked in one call.
 //! * [`Words`], [`Lang`] — actions in plain words for people, in English or
 //!   Russian, hiding exactly what [`Game::view_action`] hides ([`check_words`]).
 //! * [`testgame`] — `HiddenNim`, a tiny game used by the kit's tests and
@@ -40,6 +41,7 @@ mod bots;
 pub mod conformance;
 mod driver;
 mod game;
+mod learned_check;
 pub mod nn;
 mod record;
 mod rng;
@@ -62,6 +64,7 @@ pub use game::{
     ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, Turn, Viewer, chance_actions,
     legal_action_mask, sample_chance,
 };
+pub use learned_check::{LearnedReport, check_learned};
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};
 pub use rng::GameRng;
 pub use search::{

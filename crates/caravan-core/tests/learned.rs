@@ -5,8 +5,8 @@
 //! conformance), the forward pass is pinned by a golden test, and the
 //! agents play only legal actions from reachable states.
 
-use boardgame_kit::nn::{LearnedAgent, NetGame, check_learned};
-use boardgame_kit::{Agent, Game, GameRng, Turn};
+use boardgame_kit::nn::{LearnedAgent, NetGame};
+use boardgame_kit::{Agent, Game, GameRng, Turn, check_learned};
 use caravan_core::{Caravan, CaravanConfig, WEIGHTS, learned_network};
 use proptest::prelude::*;
 

@@ -24,15 +24,13 @@
 //! first decision for a configuration).
 //!
 //! An engine that ships weights checks them and its learned agents in one
-//! call from its tests: [`check_learned`].
+//! call from its tests: [`check_learned`](crate::check_learned).
 
-mod check;
 mod mlp;
 mod weights;
 
 use std::sync::Arc;
 
-pub use check::{LearnedReport, check_learned};
 pub use mlp::{Layer, Mlp, MlpError, MlpScratch};
 pub use weights::{MAGIC, MAX_LAYERS, MAX_PARAMETERS, MAX_TEXT, Network, WEIGHTS_FORMAT_VERSION, WeightsError};
 

@@ -1,10 +1,11 @@
 //! [`check_learned`]: what an engine that ships a network promises, checked
-//! on its committed weights in one call from its tests.
+//! on its committed weights in one call from its tests. (Its own module:
+//! it stands on `nn`, `bots` and `conformance`, and `bots` on `nn`.)
 
 use std::sync::Arc;
 
-use super::{LearnedAgent, NetGame, Network, WeightsError, read_network};
 use crate::conformance::{ConformanceError, check_agent};
+use crate::nn::{LearnedAgent, NetGame, Network, WeightsError, read_network};
 use crate::{AgentSpec, Bots, GameRng, Turn};
 
 /// What [`check_learned`] checked.
