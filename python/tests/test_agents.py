@@ -4,6 +4,7 @@ the Rust driver and arena for the same seeds, policies, restarts, the GIL
 released during a search, and bad input refused with ValueError/TypeError."""
 
 import threading
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -158,10 +159,9 @@ def test_agents_take_openspiel_states_too():
     assert agent.step(wrapped) == korovan_caravan.Agent(state.get_game(), "ismcts:15", seed=2).step(state)
 
 
-def test_the_search_releases_the_gil():
-    game = game_of("caravan", 2)
-    state = decision(game)
-    agent = korovan_caravan.Agent(game, "ismcts:300ms")
+def steps_of_another_thread_during(call: Callable[[], object]) -> int:
+    """How many times another Python thread ran its loop while `call()` ran:
+    more than 0 when the call released the GIL."""
     count = [0]
     stop = threading.Event()
 
@@ -173,11 +173,18 @@ def test_the_search_releases_the_gil():
     t.start()
     try:
         before = count[0]
-        agent.step(state)
-        during = count[0] - before
+        call()
+        return count[0] - before
     finally:
         stop.set()
         t.join()
+
+
+def test_the_search_releases_the_gil():
+    game = game_of("caravan", 2)
+    state = decision(game)
+    agent = korovan_caravan.Agent(game, "ismcts:300ms")
+    during = steps_of_another_thread_during(lambda: agent.step(state))
     assert during > 0, "another Python thread ran while the agent searched"
 
 
@@ -273,22 +280,7 @@ def test_step_many_releases_the_gil_for_searches():
     game = game_of("caravan", 2)
     states = [decision(game, skip=k) for k in range(2)]
     agent = korovan_caravan.Agent(game, "ismcts:150ms")
-    count = [0]
-    stop = threading.Event()
-
-    def counter():
-        while not stop.is_set():
-            count[0] += 1
-
-    t = threading.Thread(target=counter)
-    t.start()
-    try:
-        before = count[0]
-        agent.step_many(states)
-        during = count[0] - before
-    finally:
-        stop.set()
-        t.join()
+    during = steps_of_another_thread_during(lambda: agent.step_many(states))
     assert during > 0, "another Python thread ran while the agent searched"
 
 
