@@ -153,6 +153,46 @@ pub fn check_learned<G: NetGame + Bots>(
     Ok(report)
 }
 
+/// The outputs a golden test pins for `net`: for each of two inputs the
+/// first four policy logits, then the first three value logits (14 values).
+/// The inputs are a synthetic one (entry `i` is `((i · 37) mod 11) / 10`)
+/// and the network input of `state` for its seat to move, once its chance
+/// nodes are played from `GameRng::new(seed)`. An engine's test compares
+/// them to values it pins, so that any change to the forward pass, the
+/// weights or the input layout fails it.
+///
+/// # Errors
+/// A message when the game ends before a decision, the input cannot be
+/// written, or `net` has fewer than four policy or three value outputs.
+pub fn golden_outputs<G: NetGame>(net: &Network, mut state: G, seed: u64) -> Result<Vec<f32>, String> {
+    if net.policy_len() < 4 || net.value_len() < 3 {
+        return Err("the network has fewer than 4 policy or 3 value outputs".into());
+    }
+    let len = net.obs_len();
+    let synthetic: Vec<f32> = (0..len).map(|i| ((i * 37) % 11) as f32 / 10.0).collect();
+    let mut rng = GameRng::new(seed);
+    while state.turn() == Turn::Chance {
+        let a = state.sample_chance_outcome(&mut rng).ok_or("a chance node without outcomes")?;
+        state.apply_unchecked(a);
+    }
+    let Turn::Player(seat) = state.turn() else {
+        return Err("the game ended before a decision".into());
+    };
+    let mut from_state = vec![0.0f32; len];
+    if !state.write_input(seat, &mut from_state) {
+        return Err(format!("the network input of seat {seat} cannot be written"));
+    }
+    let mut scratch = crate::nn::MlpScratch::for_mlp(net.mlp());
+    let mut out = vec![0.0f32; net.mlp().outputs()];
+    let mut got = Vec::with_capacity(14);
+    for input in [&synthetic, &from_state] {
+        net.mlp().forward(input, &mut scratch, &mut out).map_err(|e| e.to_string())?;
+        got.extend_from_slice(&out[..4]);
+        got.extend_from_slice(&out[net.policy_len()..net.policy_len() + 3]);
+    }
+    Ok(got)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +218,15 @@ mod tests {
         // learned agent, which is the next promise.
         let err = check_learned::<HiddenNim>(&nim_weights("hidden-nim"), &[config]).unwrap_err();
         assert!(err.message.contains("hidden-nim exports no learned agent"), "{err}");
+    }
+
+    /// The golden outputs need four policy and three value outputs; the
+    /// test game's two-seat value head is refused with a message.
+    #[test]
+    fn golden_outputs_need_the_pinned_widths() {
+        let net = Network::from_bytes(&nim_weights("hidden-nim")).unwrap();
+        let state = <HiddenNim as crate::Game>::new_game(&Default::default()).unwrap();
+        let err = golden_outputs::<HiddenNim>(&net, state, 1).unwrap_err();
+        assert!(err.contains("fewer than 4 policy or 3 value"), "{err}");
     }
 }

@@ -5,8 +5,8 @@
 //! conformance), the forward pass is pinned by a golden test, and the
 //! agents play only legal actions from reachable states.
 
-use boardgame_kit::nn::{LearnedAgent, NetGame};
-use boardgame_kit::{Agent, Game, GameRng, Turn, check_learned};
+use boardgame_kit::nn::LearnedAgent;
+use boardgame_kit::{Agent, Game, GameRng, Turn, check_learned, golden_outputs};
 use korovan_core::{Korovan, KorovanConfig, WEIGHTS, learned_network};
 use proptest::prelude::*;
 
@@ -61,28 +61,11 @@ proptest! {
 #[test]
 fn golden_forward_pass() {
     let net = learned_network().unwrap();
-    let len = net.obs_len();
-    let synthetic: Vec<f32> = (0..len).map(|i| ((i * 37) % 11) as f32 / 10.0).collect();
-    let mut walk = boardgame_kit::strategy::random_walk::<Korovan>(&config(3), 7, 15).state;
-    let mut rng = GameRng::new(7);
-    while walk.turn() == Turn::Chance {
-        let a = walk.sample_chance_outcome(&mut rng).unwrap();
-        walk.apply(a).unwrap();
-    }
-    let Turn::Player(seat) = walk.turn() else { panic!("the walk ended") };
-    let mut from_state = vec![0.0f32; len];
-    assert!(walk.write_input(seat, &mut from_state));
-    let mut scratch = boardgame_kit::nn::MlpScratch::for_mlp(net.mlp());
-    let mut out = vec![0.0f32; net.mlp().outputs()];
-    let mut got = Vec::new();
-    for input in [&synthetic, &from_state] {
-        net.mlp().forward(input, &mut scratch, &mut out).unwrap();
-        got.extend_from_slice(&out[..4]);
-        got.extend_from_slice(&out[net.policy_len()..net.policy_len() + 3]);
-    }
+    let walk = boardgame_kit::strategy::random_walk::<Korovan>(&config(3), 7, 15).state;
+    let got = golden_outputs(&net, walk, 7).unwrap();
     let expected: [f32; 14] = GOLDEN;
     let close = got.iter().zip(&expected).all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs().max(1.0));
-    assert!(close, "the forward pass changed: got {got:?}, pinned {expected:?}");
+    assert!(got.len() == 14 && close, "the forward pass changed: got {got:?}, pinned {expected:?}");
 }
 
 /// The pinned outputs of [`golden_forward_pass`]: for each input the first
