@@ -530,8 +530,9 @@ fn korovan_card_actions(legal: &[String], cell: &str, current_row: u64) -> Vec<S
 /// click plays carry the playable style and say what the click does; while
 /// there are some, the others are dimmed; a click on another laid card
 /// (`probe`: this time) sends nothing and opens nothing. The cows are
-/// shown once: in the seat chips, not again on the board.
-async fn korovan_cards_marked(d: &Driver, probe: bool) {
+/// shown once: in the seat chips, not again on the board. True when some
+/// laid cards are playable and some are not.
+async fn korovan_cards_marked(d: &Driver, probe: bool) -> bool {
     let legal = legal_actions(d).await;
     let current = d.exec("return window.currentView.observation.current_row").await.as_u64().unwrap_or(0);
     let cards = d
@@ -562,6 +563,7 @@ async fn korovan_cards_marked(d: &Driver, probe: bool) {
             idle = Some(cell.to_string());
         }
     }
+    let mixed = any && idle.is_some();
     if let (true, Some(cell)) = (probe, idle) {
         d.exec(
             "window.__posts = 0; if (!window.__spied) { window.__spied = true; const f = window.fetch.bind(window); \
@@ -582,6 +584,7 @@ async fn korovan_cards_marked(d: &Driver, probe: bool) {
     let want: Vec<Value> = cows[0].as_array().unwrap().iter().map(|n| json!(["chip", n])).collect();
     assert_eq!(cows[1], json!(want), "each seat's cows are shown once, in its chip");
     assert_eq!(d.count(".cows, .cow-count").await, 0, "the board does not repeat the cows");
+    mixed
 }
 
 async fn play_caravan(d: &Driver, base: &str, lang: &str) {
@@ -722,13 +725,22 @@ async fn play_korovan(d: &Driver, base: &str, lang: &str) {
     let mut revealed_seen = false;
     let mut reveals = 0;
     let mut shot = false;
+    let mut cards_shot = false;
     loop {
         if d.wait_my_turn().await {
             break;
         }
         steps += 1;
         d.check_layout("korovan", true).await;
-        korovan_cards_marked(d, steps <= 6).await;
+        if korovan_cards_marked(d, steps <= 6).await && !cards_shot {
+            // The playable cards among dimmed ones, at both sizes (the road in view).
+            d.screenshot(&docs_img(&format!("korovan-cards-{lang}-{WIDE}.png"))).await;
+            d.resize(PHONE.0, PHONE.1).await;
+            d.exec("document.getElementById('road').scrollIntoView()").await;
+            d.screenshot(&docs_img(&format!("korovan-cards-{lang}-{}.png", PHONE.0))).await;
+            d.resize(WIDE, 900).await;
+            cards_shot = true;
+        }
         let before = log_len(d).await;
         let face_up_before = d.count(".kcard.up").await;
         let mut clicked_reveal = false;
@@ -778,6 +790,7 @@ async fn play_korovan(d: &Driver, base: &str, lang: &str) {
     d.wait("#outcome-banner").await;
     assert!(revealed_seen, "a card revealed by our click was drawn face up");
     assert!(shot, "a screenshot was taken mid-game");
+    assert!(cards_shot, "some decision had playable cards among others");
     // K-8: what the log hides it hides in words too: every hidden entry
     // reads as the engine's words for a hidden deal or lay, nothing more.
     let hidden_words: [&str; 2] = match lang {
