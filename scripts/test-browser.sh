@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The web table's browser test: headless Chromium driven through WebDriver
-# plays a Caravan game and a Korovan game by clicking, and saves a
-# screenshot of each (BOARDGAME_SCREENSHOTS=docs/img refreshes the README's
-# docs/img/serve-caravan.png and serve-korovan.png; else the temp folder).
+# plays a Caravan game and a Korovan game by clicking, and saves
+# screenshots of the lobby, the loading table and each game at 1280 x 900
+# and 390 x 844 (BOARDGAME_SCREENSHOTS=docs/img refreshes docs/img, whose
+# pictures the README shows; else the temp folder).
 #
 #   scripts/test-browser.sh            # install the browser, run the test
 #   scripts/test-browser.sh --install  # only install the browser

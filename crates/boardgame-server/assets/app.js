@@ -112,11 +112,15 @@ window.swatch = swatch;
 
 // ---------------------------------------------------------------- lobby
 
+// A phone: the lobby keeps the how-to-play folded so that Play is in view.
+function narrow() { return window.matchMedia("(max-width: 600px)").matches; }
+
 async function lobby() {
   document.title = t("title");
-  app.replaceChildren(el("h1", {}, t("lobby.h")), el("p", { class: "muted" }, t("lobby.intro")));
+  loading();
   let games;
-  try { games = (await api("GET", "/api/games")).games; } catch (e) { app.append(el("p", { class: "error" }, e.message)); return; }
+  try { games = (await api("GET", "/api/games")).games; } catch (e) { app.replaceChildren(el("p", { class: "error", id: "load-error", role: "alert" }, e.message)); return; }
+  app.replaceChildren(el("h1", {}, t("lobby.h")), el("p", { class: "muted lobby-intro" }, t("lobby.intro")));
   const wrap = el("div", { class: "games" });
   const out = el("div", { id: "invites" });
   for (const g of games) wrap.append(gameCard(g, out));
@@ -160,7 +164,7 @@ function gameCard(g, out) {
   } }, t("lobby.play", { game: gameName(g.name) }));
   return el("div", { class: "game-card" },
     el("h2", {}, gameName(g.name)),
-    howToPlay(g, true),
+    howToPlay(g, !narrow()),
     el("label", {}, t("lobby.players") + " ", players), seatsBox,
     el("details", {}, el("summary", { id: "config-toggle-" + g.name }, t("lobby.config")), el("pre", { class: "json" }, JSON.stringify(g.config)), cfg),
     play, err);
@@ -205,9 +209,18 @@ function fragment() {
   return { seat: p.has("seat") ? Number(p.get("seat")) : null, token: p.get("token") };
 }
 
+// The loading indicator, from the first paint (index.html holds it) until
+// the page's first content is drawn; translated as soon as the scripts run.
+function loading() {
+  const box = el("p", { class: "loading", id: "loading", role: "status", "aria-live": "polite" }, t("loading"));
+  app.replaceChildren(box);
+  return box;
+}
+
 async function table(id) {
   const { token } = fragment();
   const state = { view: null, busy: false, selected: null, notation: (() => { try { return localStorage.getItem("notation") === "1"; } catch (_) { return false; } })() };
+  loading();
   let games = [];
   try { games = (await api("GET", "/api/games")).games; } catch (_) { games = []; }
   const status = el("div", { class: "status", id: "status" });
@@ -225,13 +238,18 @@ async function table(id) {
     try { localStorage.setItem("notation", state.notation ? "1" : "0"); } catch (_) { /* storage unavailable */ }
     draw();
   } });
+  // The buttons and the chooser: in the moves panel beside the board; on a
+  // narrow screen a bar kept at the bottom of the window while the board
+  // is in view (style.css), so that they are never far from the board.
+  const actbar = el("div", { class: "actbar", id: "actbar" }, chooser, error, actions);
   const side = el("div", { class: "side" },
-    el("div", { class: "panel" }, el("h3", {}, t("table.moves")), hint, chooser, error, actions),
+    el("div", { class: "panel moves-panel" }, el("div", { class: "moves-head" }, el("h3", {}, t("table.moves")), hint), actbar),
     el("div", { class: "panel" }, el("h3", {}, t("table.log")), log,
       el("label", { class: "muted small" }, notation, " " + t("table.notation"))),
     how);
-  app.replaceChildren(el("h2", { id: "title" }, t("table.title", { game: "", id })), status, seats, outcome,
-    el("div", { class: "table-layout" }, el("div", {}, el("div", { class: "panel board-panel" }, board)), side));
+  // Shown (in place of the loading indicator) once the first view is drawn.
+  const page = [el("h2", { id: "title" }, t("table.title", { game: "", id })), status, seats, outcome,
+    el("div", { class: "table-layout" }, el("div", { class: "board-column" }, el("div", { class: "panel board-panel" }, board)), side)];
 
   const act = async (action) => {
     if (state.busy || !state.view) return;
@@ -270,9 +288,12 @@ async function table(id) {
       mine ? t("status.mine") :
       tn.kind === "chance" ? t("status.chance") :
       (v.thinking !== null ? t("status.thinking", { seat: seatName(tn.seat, v.seats) }) : t("status.waiting", { seat: seatName(tn.seat, v.seats) }));
-    seats.replaceChildren(...v.seats.map(s => el("span", {
-      class: "seat-chip" + (tn.seat === s.seat ? " turn" : "") + (s.you ? " you" : ""), "data-seat": s.seat },
-      swatch(s.seat), t("seat.chip", { who: s.you ? t("seat.You") + " (" + t("seat.n", { n: s.seat }) + ")" : t("seat.N", { n: s.seat }), kind: s.kind === "human" ? t("seat.human") : s.kind, score: s.score }))));
+    const r = window.Renderers[v.game] || genericRenderer;
+    // A game may say what its score is (Korovan: the cows, shown only here).
+    seats.replaceChildren(...v.seats.map(s => el("span", Object.assign({
+      class: "seat-chip" + (tn.seat === s.seat ? " turn" : "") + (s.you ? " you" : ""), "data-seat": s.seat }, r.chipData ? r.chipData(s, v) : {}),
+      swatch(s.seat), t("seat.chip", { who: s.you ? t("seat.You") + " (" + t("seat.n", { n: s.seat }) + ")" : t("seat.N", { n: s.seat }), kind: s.kind === "human" ? t("seat.human") : s.kind,
+        score: r.score ? r.score(s, v) : t("seat.score", { n: s.score }) }))));
     outcome.replaceChildren();
     if (v.outcome) {
       const w = v.outcome.winners.map(s => s === v.seat ? t("seat.you") : t("seat.n", { n: s })).join(", ");
@@ -281,7 +302,6 @@ async function table(id) {
         el("a", { href: "/replay#table=" + id }, t("outcome.replay"))));
     }
     const ctx = { view: v, seat: v.seat, legal: v.legal, act, choose, state, redraw: draw, replay: false, label };
-    const r = window.Renderers[v.game] || genericRenderer;
     try { r.render(board, ctx); } catch (e) { board.replaceChildren(el("p", { class: "error" }, "drawing failed: " + e.message)); }
     hint.textContent = mine && r.hint ? r.hint(ctx) : "";
     drawActions(actions, r.onBoard ? v.legal.filter(a => !r.onBoard(a)) : v.legal, act, label, mine);
@@ -297,9 +317,17 @@ async function table(id) {
       const text = JSON.stringify(v);
       if (text === shown) return; // nothing new: keep the page (and any selection) as it is
       shown = text;
+      const first = !state.view;
       state.view = v;
+      if (first) app.replaceChildren(...page);
       draw();
-    } catch (e) { error.textContent = e.message; }
+    } catch (e) {
+      if (state.view) { error.textContent = e.message; return; }
+      // Nothing drawn yet: say so in place of the loading indicator.
+      app.replaceChildren(el("div", { class: "panel load-error", id: "load-error", role: "alert" },
+        el("p", { class: "error" }, t("table.load_failed", { error: e.message })),
+        el("button", { class: "primary", onclick: () => location.reload() }, t("table.retry"))));
+    }
   };
   await refresh();
   // Live updates; polling if the event stream is not available.

@@ -7,7 +7,18 @@
 (function () {
   const S = 60, M = 22, N = 7;
   const KINDS = ["R1", "R2", "R3", "R4", "C1", "C2", "C3", "C4"];
-  const KIND_COLORS = { R1: "#c0392b", R2: "#8e44ad", R3: "#d4ac0d", R4: "#117a65", C1: "#a04000", C2: "#2e86c1", C3: "#7dcea0", C4: "#f5b7b1" };
+  // The goods' colours keep apart from the seats' (window.SEAT_COLORS) and
+  // from one another also for colour-blind eyes (tests/colours.rs checks
+  // the distances under simulated protanopia, deuteranopia and
+  // tritanopia); a good is also told by its shape (rare goods diamonds,
+  // common ones squares) and its name written on it.
+  const KIND_COLORS = { R1: "#700018", R2: "#000098", R3: "#582040", R4: "#080040", C1: "#b7c7ff", C2: "#a8a8b7", C3: "#00ffcf", C4: "#685860" };
+  window.GOODS_COLORS = KIND_COLORS;
+  // Dark ink on a light good, white on a dark one.
+  const inkOn = (hex) => {
+    const [r, g, b] = [1, 3, 5].map(i => parseInt(hex.slice(i, i + 2), 16) / 255).map(c => c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.18 ? "#000" : "#fff";
+  };
   const SVGNS = "http://www.w3.org/2000/svg";
   const sq = (i) => String.fromCharCode(97 + (i % N)) + (Math.floor(i / N) + 1);
   const idx = (name) => (Number(name[1]) - 1) * N + (name.charCodeAt(0) - 97);
@@ -36,10 +47,22 @@
     return null;
   }
 
+  // A good: a diamond (rare kinds) or a square (common kinds) in its
+  // colour, its name on it.
   function cube(x, y, kind, size, dashed) {
-    return svg("g", {},
-      svg("rect", { x, y, width: size, height: size, rx: 2, fill: KIND_COLORS[kind] || "#999", stroke: dashed ? "#000" : "#3338", "stroke-dasharray": dashed ? "2 2" : null }),
-      svg("text", { x: x + size / 2, y: y + size / 2 + 3, "font-size": 8, "text-anchor": "middle", fill: "#000", "font-weight": 700 }, kind));
+    const fill = KIND_COLORS[kind] || "#999";
+    const line = { fill, stroke: dashed ? "#000" : "#222", "stroke-width": 1, "stroke-dasharray": dashed ? "2 2" : null, class: "good-shape" };
+    const h = size / 2;
+    const shape = kind[0] === "R"
+      ? svg("polygon", Object.assign({ points: [[x + h, y - 2], [x + size + 2, y + h], [x + h, y + size + 2], [x - 2, y + h]].map(p => p.join(",")).join(" ") }, line))
+      : svg("rect", Object.assign({ x, y, width: size, height: size, rx: 1.5 }, line));
+    return svg("g", { class: "good", "data-kind": kind }, shape,
+      svg("text", { x: x + h, y: y + h + 3, "font-size": 8, "text-anchor": "middle", fill: inkOn(fill), "font-weight": 700 }, kind));
+  }
+  // The same, as a small picture for the table's headers (the legend).
+  function goodIcon(kind) {
+    const s = svg("svg", { width: 18, height: 18, viewBox: "-3 -3 21 21", class: "good-icon", "aria-hidden": "true" }, cube(0, 0, kind, 15, false));
+    return s;
   }
 
   function render(box, ctx) {
@@ -157,18 +180,23 @@
     }
 
     const info = el("div", {});
-    const head = el("tr", {}, el("th", {}, t("cv.seat")), el("th", {}, t("cv.score")), el("th", {}, t("cv.supply_h")), KINDS.map(k => el("th", {}, k)), el("th", {}, t("cv.demand")), el("th", {}, t("cv.theft")));
-    const rows = [];
+    // Two small tables (scores and markers; goods delivered, the goods'
+    // pictures as the legend) that fit a phone, side by side when there is room.
+    const who = (p) => el("td", { class: "who" }, window.swatch(p), "P" + p + (p === v.seat ? " (" + t("seat.you") + ")" : ""));
+    const marks = [el("tr", {}, el("th", {}, t("cv.seat")), el("th", {}, t("cv.score")), el("th", {}, t("cv.supply_h")), el("th", {}, t("cv.demand")), el("th", {}, t("cv.theft")))];
+    const goods = [el("tr", {}, el("th", {}, t("cv.seat")), KINDS.map(k => el("th", { class: "kind", title: k, "aria-label": k }, goodIcon(k))))];
     for (let p = 0; p < players; p++) {
       const onBoard = pos.camels.filter(c => c.player === p).length;
       const score = v.seats && v.seats[p] ? v.seats[p].score : "";
-      rows.push(el("tr", { "data-seat": p }, el("td", {}, window.swatch(p), "P" + p + (p === v.seat ? " (" + t("seat.you") + ")" : "")), el("td", { class: "score" }, score),
-        el("td", {}, camelsPer - onBoard), KINDS.map((k, ki) => el("td", {}, pos.delivered[p][ki] || "")),
+      marks.push(el("tr", { "data-seat": p }, who(p), el("td", { class: "score" }, score), el("td", {}, camelsPer - onBoard),
         el("td", {}, pos.demand_markers[p]), el("td", {}, pos.theft_markers[p])));
+      goods.push(el("tr", { "data-seat": p }, who(p), KINDS.map((k, ki) => el("td", { "data-kind": k }, pos.delivered[p][ki] || ""))));
     }
     const bagTotal = pos.bag.reduce((a, b) => a + b, 0);
     const allowance = Math.min(pos.turn_index + 1, 4);
-    info.append(el("div", { class: "scroll-x" }, el("table", { class: "stats" }, el("caption", { class: "muted" }, t("cv.delivered")), head, rows)),
+    info.append(el("div", { class: "stats-wrap" },
+        el("div", { class: "scroll-x stats-box" }, el("table", { class: "stats", id: "stats-markers" }, el("caption", { class: "muted" }, t("cv.markers")), marks)),
+        el("div", { class: "scroll-x stats-box" }, el("table", { class: "stats", id: "stats-goods" }, el("caption", { class: "muted" }, t("cv.delivered")), goods))),
       el("p", {}, t("cv.bag", { n: bagTotal, list: KINDS.map((k, i) => k + "×" + pos.bag[i]).join(", ") })),
       el("p", {}, t("cv.turn", { t: pos.turn_index + 1, max: cfg.max_turns }) +
         (pos.end ? t("cv.ended", { how: pos.end }) : t("cv.to_move", { p: pos.turn_index % players, left: pos.actions_left, all: allowance })) +

@@ -36,13 +36,17 @@
     parts.push(el("p", { id: "korovan-phase" }, t("ko.round", { r: o.round + 1, n: n * (v.config ? v.config.laps : 1) }) +
       " — " + t("ko.driver", { who: who(o.driver) }) + " — " + phaseText +
       (o.pending_fine ? t("ko.fine", { n: o.pending_fine }) : "") + (o.current_row ? t("ko.row_now", { r: o.current_row, n: o.switches_left }) : "")));
-    // Cows.
-    const cows = el("div", { class: "cows" });
-    for (let s = 0; s < n; s++) cows.append(el("span", { "data-seat": s, class: "cow-count" }, window.swatch(s),
-      t("ko.cows", { who: who(s) + (s === o.driver ? t("ko.driver_mark") : ""), n: o.cows[s] })));
-    parts.push(cows);
-    // The road.
+    // Cows: at a table the seat chips above the board show them (chipData,
+    // score); the replay has no chips, so its board shows them.
+    if (ctx.replay) {
+      const cows = el("div", { class: "cows" });
+      for (let s = 0; s < n; s++) cows.append(el("span", { "data-seat": s, "data-cows": o.cows[s], class: "cow-count" }, window.swatch(s),
+        t("ko.cows", { who: who(s) + (s === o.driver ? t("ko.driver_mark") : ""), n: o.cows[s] })));
+      parts.push(cows);
+    }
+    // The road; while some cards are playable, the others are dimmed.
     const road = el("div", { class: "road", id: "road" });
+    let playable = 0;
     const rows = n - 1;
     for (let r = 1; r <= rows; r++) {
       const owner = (o.driver + r) % n;
@@ -69,7 +73,9 @@
         if (known) cls.push(amb ? "ambush" : "empty");
         if (o.route & bit) cls.push("route");
         const acts = cellActions(legal, r, p, o.current_row);
-        if (acts.length) cls.push("clickable");
+        // Playable: a click plays; only a helper card's moves (scout, flare): a dashed frame.
+        if (acts.length) { cls.push("playable"); playable++; }
+        if (acts.length && !acts.some(a => /^(peek|place|switch) /.test(a.action))) cls.push("by-helper");
         const marks = [];
         if (o.peeks.some(x => x === c)) marks.push("peeked");
         if (o.scouted & bit) marks.push("scouted");
@@ -78,8 +84,11 @@
         const name = t("ko.card", { r, pos: t("ko.pos." + p) });
         const aria = [name, face === "?" ? null : face, state, here && o.token === p ? t("ko.caravan") : null, ...marks.map(m => t("ko." + m))].filter(Boolean).join(", ") +
           (acts.length ? ": " + acts.map(a => window.said(a)).join("; ") : "");
+        // What a click does, written on the card (several: the chooser asks).
+        const verbs = [...new Set(acts.map(a => t("ko.do." + a.action.split(" ")[0])))];
         const card = el("div", { class: cls.join(" "), "data-cell": r + "." + p, title: acts.map(a => window.said(a)).join("\n"), "aria-label": aria },
           here && o.token === p ? el("span", { class: "tokenmark", title: t("ko.caravan") }, "▼") : null,
+          verbs.length ? el("span", { class: "does" }, verbs.join(" / ")) : null,
           el("span", { class: "face" }, face),
           el("span", {}, state),
           el("span", { class: "marks" }, marks.map(m => t("ko." + m)).join(" · ")));
@@ -88,6 +97,7 @@
       }
       road.append(el("div", { class: "road-row" + (here ? " current" : ""), "data-row": r }, label, cards));
     }
+    if (playable) road.classList.add("choosing");
     parts.push(road);
     // Lay choices, drawn as rows.
     const lays = legal.filter(a => a.action.startsWith("lay "));
@@ -124,5 +134,12 @@
     // choices and the buttons below it.
     onBoard: () => true,
     hint: () => t("ko.hint"),
+    // The seat chips carry the cows (the board does not repeat them).
+    score: (s, v) => {
+      const o = v.observation;
+      if (!o) return t("ko.cows_n", { n: s.score });
+      return t("ko.cows_n", { n: o.cows[s.seat] }) + (s.seat === o.driver ? t("ko.driver_mark") : "");
+    },
+    chipData: (s, v) => ({ "data-cows": v.observation ? v.observation.cows[s.seat] : s.score }),
   };
 })();

@@ -6,11 +6,23 @@
 //! our decisions it checks at 400 × 800 and at 1280 × 900 that the page is
 //! no wider than the window, and at 1280 × 900 that the board, the moves
 //! and the hint are above the fold; at the end, that the log speaks words
-//! and that every hidden entry reads only as a hidden deal or lay. It saves
-//! screenshots of the lobby and of each game at both widths in both
-//! languages (into the folder `BOARDGAME_SCREENSHOTS` names, relative to
-//! the workspace: `BOARDGAME_SCREENSHOTS=docs/img` refreshes the README's
-//! pictures; else the temp folder).
+//! and that every hidden entry reads only as a hidden deal or lay.
+//!
+//! On a phone (390 × 844) and on a laptop (1280 × 900) it checks issue 30's
+//! fixes: the lobby shows every game's Play without scrolling; the table
+//! shows a loading indicator from the first paint until its first state is
+//! drawn, and an error in its place when the table cannot be loaded;
+//! Caravan's buttons stay in the window while its board is, its tables
+//! have no hidden overflow, and its goods are drawn in their colours,
+//! shapes and names (tests/colours.rs checks the colours for colour-blind
+//! eyes); Korovan marks exactly the cards a click plays, a click on
+//! another card does nothing, and the cows are shown once.
+//!
+//! It saves screenshots of the lobby and of each game at both sizes in
+//! both languages, and of the loading table (into the folder
+//! `BOARDGAME_SCREENSHOTS` names, relative to the workspace:
+//! `BOARDGAME_SCREENSHOTS=docs/img` refreshes the README's pictures; else
+//! the temp folder).
 //!
 //! Skipped (with a loud message) when `chromedriver` is not installed,
 //! unless `BOARDGAME_BROWSER_TEST=require`, which makes its absence a
@@ -33,6 +45,9 @@ const NARROW: u32 = 400;
 /// The narrowest width the page must fit without scrolling sideways.
 const NARROWEST: u32 = 360;
 const WIDE: u32 = 1280;
+/// A phone held upright: where issue 30's phone fixes are checked and the
+/// narrow screenshots are taken.
+const PHONE: (u32, u32) = (390, 844);
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
     if let Ok(p) = std::env::var("BOARDGAME_CHROMEDRIVER") {
@@ -268,7 +283,7 @@ impl Driver {
     /// At both widths, the page fits the window; at the wide one the board,
     /// the moves and the hint are above the fold (when it is our turn).
     async fn check_layout(&self, what: &str, mine: bool) {
-        for (w, h) in [(NARROWEST, 740), (NARROW, 800), (WIDE, 900)] {
+        for (w, h) in [(NARROWEST, 740), PHONE, (NARROW, 800), (WIDE, 900)] {
             self.resize(w, h).await;
             self.check_no_horizontal_scroll(&format!("{what} at {w} px")).await;
         }
@@ -286,6 +301,40 @@ impl Driver {
                     self.fail(&format!("{what}: {name} ends at {bottom} px, below the fold at {fold} px")).await;
                 }
             }
+        }
+    }
+
+    /// The element's box in the window (`[top, bottom, left, right]`, CSS
+    /// pixels) and the window's height, or `None` when nothing matches.
+    async fn rect(&self, css: &str) -> Option<(f64, f64, f64, f64, f64)> {
+        let v = self
+            .exec(&format!(
+                "const e = document.querySelector({css:?}); if (!e) return null; const r = e.getBoundingClientRect(); \
+                 return [r.top, r.bottom, r.left, r.right, window.innerHeight]"
+            ))
+            .await;
+        let f = |i: usize| v[i].as_f64().unwrap();
+        v.as_array().map(|_| (f(0), f(1), f(2), f(3), f(4)))
+    }
+
+    /// Fails unless the element `css` names is wholly inside the window and
+    /// is what a click at its middle reaches (nothing covers it).
+    async fn check_in_window(&self, css: &str, what: &str) {
+        let Some((top, bottom, left, right, height)) = self.rect(css).await else {
+            self.fail(&format!("{what}: `{css}` is not on the page")).await;
+        };
+        if top < 0.0 || bottom > height {
+            self.fail(&format!("{what}: `{css}` spans {top}..{bottom} px, outside the window's 0..{height} px")).await;
+        }
+        let hit = self
+            .exec(&format!(
+                "const e = document.querySelector({css:?}); const h = document.elementFromPoint({}, {}); return !!h && (h === e || e.contains(h))",
+                (left + right) / 2.0,
+                (top + bottom) / 2.0
+            ))
+            .await;
+        if hit != json!(true) {
+            self.fail(&format!("{what}: something covers `{css}`")).await;
         }
     }
 
@@ -342,13 +391,213 @@ async fn log_len(d: &Driver) -> usize {
     d.count("#log div").await
 }
 
+/// Issue 30, item 16: on a phone the lobby opens with every game's Play in
+/// the window (the how-to-play folded; on a laptop it is open).
+async fn lobby_on_a_phone(d: &Driver, base: &str, lang: &str) {
+    d.resize(PHONE.0, PHONE.1).await;
+    d.goto(&format!("{base}/?lang={lang}")).await;
+    d.wait("#how-caravan").await;
+    let plays = d.exec("return [...document.querySelectorAll('.game-card button.primary')].map(b => b.id)").await;
+    let plays: Vec<String> = plays.as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+    assert_eq!(plays, ["play-korovan", "play-caravan"], "every game has its Play");
+    for id in &plays {
+        d.check_in_window(&format!("#{id}"), &format!("the lobby at {} x {}", PHONE.0, PHONE.1)).await;
+    }
+    let open = d.exec("return [...document.querySelectorAll('details.how-to-play')].map(e => e.open)").await;
+    assert_eq!(open, json!([false, false]), "on a phone the how-to-play is folded");
+    d.screenshot(&docs_img(&format!("lobby-{lang}-{}.png", PHONE.0))).await;
+}
+
+/// Issue 30, item 19: the table page shows a loading indicator (in the
+/// page's language) from the first paint until the table's first state
+/// is drawn, and an error in its place when the table cannot be loaded.
+/// The page's request for the view is held back (a script run before the
+/// page's own) until the test lets it go, so the state before the first
+/// view is seen for certain.
+async fn loading_until_the_first_state(d: &Driver, server: &common::TestServer, lang: &str) {
+    // The first paint: the page's HTML itself holds the indicator.
+    let html = reqwest::get(server.url("/table/0123456789abcdef")).await.unwrap().text().await.unwrap();
+    assert!(html.contains("id=\"loading\""), "the page's HTML shows the loading indicator: {html}");
+    let table =
+        server.create(json!({ "game": "korovan", "players": 3, "seats": ["human", "heuristic", "heuristic"] })).await;
+    let url = table["seats"][0]["url"].as_str().expect("seat 0's link").to_string();
+    let loading = phrase(d, lang, "loading").await;
+    let hold = "window.__held = []; const f = window.fetch.bind(window); \
+        window.fetch = (u, o) => String(u).endsWith('/view') && !window.__go \
+          ? new Promise((ok, no) => window.__held.push(() => f(u, o).then(ok, no))) : f(u, o); \
+        window.__release = () => { window.__go = true; window.__held.splice(0).forEach(g => g()); };";
+    let body = json!({ "cmd": "Page.addScriptToEvaluateOnNewDocument", "params": { "source": hold } });
+    let added = d.cmd("POST", "/goog/cdp/execute", Some(body)).await;
+    let script = added["identifier"].as_str().unwrap_or_else(|| panic!("the script is added: {added}")).to_string();
+    for (w, h) in [PHONE, (WIDE, 900)] {
+        d.resize(w, h).await;
+        // (from another page: the same link again would only move to its fragment)
+        d.goto("about:blank").await;
+        d.goto(&url).await;
+        d.until(|| async { d.exec("return window.__held.length").await.as_u64().unwrap_or(0) > 0 }).await;
+        let e = d.wait("#loading").await;
+        assert_eq!(d.text(&e).await, loading, "the indicator speaks the page's language");
+        let (top, bottom, _, _, height) = d.rect("#loading").await.unwrap();
+        assert!(top >= 0.0 && bottom > top && bottom <= height, "the indicator is in the window: {top}..{bottom}");
+        for part in ["#status", "#board", ".panel", "#load-error"] {
+            assert_eq!(d.count(part).await, 0, "before the first state nothing of the table is drawn ({part})");
+        }
+        if lang == "en" {
+            d.screenshot(&docs_img(&format!("loading-{lang}-{w}.png"))).await;
+        }
+        d.exec("window.__release()").await;
+        d.until(|| async { !d.status_kind().await.is_empty() }).await;
+        assert_eq!(d.count("#loading").await, 0, "the indicator is gone once the state is drawn");
+        d.wait("#road").await;
+    }
+    let body = json!({ "cmd": "Page.removeScriptToEvaluateOnNewDocument", "params": { "identifier": script } });
+    d.cmd("POST", "/goog/cdp/execute", Some(body)).await;
+    // A table that is not there: an error in place of the indicator.
+    d.goto(&server.url("/table/0123456789abcdef#seat=0&token=00")).await;
+    let e = d.wait("#load-error").await;
+    let failed = phrase(d, lang, "table.load_failed").await;
+    let said = d.text(&e).await;
+    assert!(said.starts_with(failed.split('{').next().unwrap()), "the error says the table did not load: {said}");
+    assert_eq!(d.count("#loading").await, 0, "no loading indicator beside the error");
+}
+
+/// Issue 30, items 16 and 18 on Caravan's board, at one of our decisions: on
+/// a phone the turn's buttons are in the window (uncovered) whether the
+/// board's top or its bottom is in view; the tables beside the board fit
+/// 390 px, and at 360 px fit or show the scroll shadow; every good drawn
+/// has its kind's colour, its shape (diamond rare, square common) and its
+/// name, in colours no seat has.
+async fn caravan_on_a_phone(d: &Driver, lang: &str) {
+    let goods = d
+        .exec(
+            "return [...document.querySelectorAll('#caravan-board g.good')].map(g => { const s = g.querySelector('.good-shape'); \
+             return [g.dataset.kind, s.tagName, s.getAttribute('fill'), g.querySelector('text').textContent, (window.GOODS_COLORS || {})[g.dataset.kind] || ''] })",
+        )
+        .await;
+    let goods = goods.as_array().unwrap();
+    assert!(!goods.is_empty(), "goods are on the board");
+    let seats = d.exec("return window.SEAT_COLORS").await;
+    for g in goods {
+        let [kind, shape, fill, name, colour] = [0, 1, 2, 3, 4].map(|i| g[i].as_str().unwrap().to_string());
+        assert_eq!(fill, colour, "{kind} is drawn in its colour");
+        assert!(!seats.as_array().unwrap().iter().any(|c| c.as_str() == Some(&fill)), "{kind}'s colour is no seat's");
+        assert_eq!(shape, if kind.starts_with('R') { "polygon" } else { "rect" }, "{kind}'s shape");
+        assert_eq!(name, kind, "the good's name is written on it");
+    }
+    d.resize(PHONE.0, PHONE.1).await;
+    let end = "#actions button[data-action=\"end\"]";
+    if d.find(end).await.is_none() {
+        d.fail("our turn offers `end`").await;
+    }
+    let what = format!("Caravan at {} x {}", PHONE.0, PHONE.1);
+    d.exec("window.scrollTo(0, 0)").await;
+    d.check_in_window(end, &format!("{what}, the page's top")).await;
+    d.exec("const b = document.getElementById('caravan-board').getBoundingClientRect(); window.scrollTo(0, window.scrollY + b.bottom - window.innerHeight / 2)").await;
+    d.check_in_window(end, &format!("{what}, the board's bottom in view")).await;
+    let overflow = "return [...document.querySelectorAll('.stats-box')].map(b => [b.scrollWidth, b.clientWidth, getComputedStyle(b).backgroundImage.includes('radial-gradient')])";
+    let boxes = d.exec(overflow).await;
+    assert_eq!(boxes.as_array().map(Vec::len), Some(2), "the two tables beside the board");
+    for b in boxes.as_array().unwrap() {
+        assert!(b[0].as_u64() <= b[1].as_u64(), "{what}: a table is cut off ({b}: scroll width, width)");
+    }
+    d.resize(NARROWEST, 740).await;
+    for b in d.exec(overflow).await.as_array().unwrap() {
+        assert!(
+            b[0].as_u64() <= b[1].as_u64() || b[2] == json!(true),
+            "at {NARROWEST} px a table is cut off without a cue: {b}"
+        );
+    }
+    d.resize(PHONE.0, PHONE.1).await;
+    d.exec("window.scrollTo(0, 0)").await;
+    d.screenshot(&docs_img(&format!("caravan-{lang}-{}.png", PHONE.0))).await;
+}
+
+/// The legal actions a click on Korovan's card `row.pos` plays (K-4.2 peek;
+/// place and switch on the current row; the scout and flare helpers).
+fn korovan_card_actions(legal: &[String], cell: &str, current_row: u64) -> Vec<String> {
+    let (row, pos) = cell.split_once('.').unwrap();
+    legal
+        .iter()
+        .filter(|a| {
+            [format!("peek {cell}"), format!("scout {cell}"), format!("flare {cell}")].contains(a)
+                || (row == current_row.to_string() && [format!("place {pos}"), format!("switch {pos}")].contains(a))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Issue 30, item 17, at one of our Korovan decisions: exactly the cards a
+/// click plays carry the playable style and say what the click does; while
+/// there are some, the others are dimmed; a click on another laid card
+/// (`probe`: this time) sends nothing and opens nothing. The cows are
+/// shown once: in the seat chips, not again on the board. True when some
+/// laid cards are playable and some are not.
+async fn korovan_cards_marked(d: &Driver, probe: bool) -> bool {
+    let legal = legal_actions(d).await;
+    let current = d.exec("return window.currentView.observation.current_row").await.as_u64().unwrap_or(0);
+    let cards = d
+        .exec(
+            "return [...document.querySelectorAll('.kcard[data-cell]')].map(c => [c.dataset.cell, c.classList.contains('playable'), \
+             c.classList.contains('unlaid'), !!c.querySelector('.does'), Number(getComputedStyle(c).opacity)])",
+        )
+        .await;
+    let cards = cards.as_array().unwrap();
+    if d.count(".kcard").await == 0 {
+        d.fail("the road is drawn").await;
+    }
+    let any = cards.iter().any(|c| c[1] == json!(true));
+    let mut idle = None;
+    for c in cards {
+        let cell = c[0].as_str().unwrap();
+        let acts = korovan_card_actions(&legal, cell, current);
+        let playable = c[1] == json!(true);
+        assert_eq!(playable, !acts.is_empty(), "card {cell}: playable iff a click plays {acts:?}");
+        assert_eq!(c[3] == json!(true), playable, "card {cell} says what a click does iff it is playable");
+        let opacity = c[4].as_f64().unwrap();
+        if playable {
+            assert_eq!(opacity, 1.0, "a playable card is not dimmed");
+        } else if any {
+            assert!(opacity < 0.8, "card {cell} is dimmed while others are playable ({opacity})");
+        }
+        if !playable && c[2] != json!(true) {
+            idle = Some(cell.to_string());
+        }
+    }
+    let mixed = any && idle.is_some();
+    if let (true, Some(cell)) = (probe, idle) {
+        d.exec(
+            "window.__posts = 0; if (!window.__spied) { window.__spied = true; const f = window.fetch.bind(window); \
+                window.fetch = (u, o) => { if (o && o.method === 'POST') window.__posts++; return f(u, o); }; }",
+        )
+        .await;
+        let before = log_len(d).await;
+        let card = d.wait(&format!(".kcard[data-cell=\"{cell}\"]")).await;
+        d.click(&card).await;
+        // A click handler runs before the click returns and would have sent its request by now.
+        let sent = d.exec("return window.__posts").await;
+        assert_eq!(sent, json!(0), "a click on card {cell}, which plays nothing, sent a move");
+        assert_eq!(d.count("#chooser button").await, 0, "a click on card {cell} opened a chooser");
+        assert_eq!(log_len(d).await, before, "a click on card {cell} changed the log");
+    }
+    // The cows, once: one per seat, in the seat chips.
+    let cows = d.exec("const o = window.currentView.observation; return [o.cows.slice(0, o.players), [...document.querySelectorAll('[data-cows]')].map(e => [e.closest('#seats') ? 'chip' : 'board', Number(e.dataset.cows)])]").await;
+    let want: Vec<Value> = cows[0].as_array().unwrap().iter().map(|n| json!(["chip", n])).collect();
+    assert_eq!(cows[1], json!(want), "each seat's cows are shown once, in its chip");
+    assert_eq!(d.count(".cows, .cow-count").await, 0, "the board does not repeat the cows");
+    mixed
+}
+
 async fn play_caravan(d: &Driver, base: &str, lang: &str) {
     d.resize(WIDE, 900).await;
     d.goto(&format!("{base}/?lang={lang}")).await;
     d.wait("#how-caravan li").await;
+    let open = d.exec("return [...document.querySelectorAll('details.how-to-play')].map(e => e.open)").await;
+    assert_eq!(open, json!([true, true]), "on a laptop the how-to-play is open");
     d.check_layout("the lobby", false).await;
     d.screenshot(&docs_img(&format!("lobby-{lang}-{WIDE}.png"))).await;
+    lobby_on_a_phone(d, base, lang).await;
     d.resize(WIDE, 900).await;
+    d.goto(&format!("{base}/?lang={lang}")).await;
     d.select("#players-caravan", "2").await;
     d.click(&d.wait("#config-toggle-caravan").await).await;
     d.type_into("#config-caravan", r#"{"max_turns": 16}"#).await;
@@ -405,8 +654,7 @@ async fn play_caravan(d: &Driver, base: &str, lang: &str) {
             // Let the bots answer first, so the board shows both seats.
             d.wait_my_turn().await;
             d.screenshot(&docs_img(&format!("caravan-{lang}-{WIDE}.png"))).await;
-            d.resize(NARROW, 800).await;
-            d.screenshot(&docs_img(&format!("caravan-{lang}-{NARROW}.png"))).await;
+            caravan_on_a_phone(d, lang).await;
             d.resize(WIDE, 900).await;
             shot = true;
         }
@@ -477,21 +725,31 @@ async fn play_korovan(d: &Driver, base: &str, lang: &str) {
     let mut revealed_seen = false;
     let mut reveals = 0;
     let mut shot = false;
+    let mut cards_shot = false;
     loop {
         if d.wait_my_turn().await {
             break;
         }
         steps += 1;
         d.check_layout("korovan", true).await;
+        if korovan_cards_marked(d, steps <= 6).await && !cards_shot {
+            // The playable cards among dimmed ones, at both sizes (the road in view).
+            d.screenshot(&docs_img(&format!("korovan-cards-{lang}-{WIDE}.png"))).await;
+            d.resize(PHONE.0, PHONE.1).await;
+            d.exec("document.getElementById('road').scrollIntoView()").await;
+            d.screenshot(&docs_img(&format!("korovan-cards-{lang}-{}.png", PHONE.0))).await;
+            d.resize(WIDE, 900).await;
+            cards_shot = true;
+        }
         let before = log_len(d).await;
         let face_up_before = d.count(".kcard.up").await;
         let mut clicked_reveal = false;
         if d.find(".lay-choice").await.is_some() {
             // Lays by keyboard: the first choice, focused, Enter.
             d.press_enter_on(".lay-choice").await;
-        } else if d.find(".kcard.clickable").await.is_some() {
+        } else if d.find(".kcard.playable").await.is_some() {
             // Cards by keyboard too: focused, Enter.
-            d.press_enter_on(".kcard.clickable").await;
+            d.press_enter_on(".kcard.playable").await;
             // Several actions fit this card: the chooser asks.
             if let Some(choice) = d.find("#chooser button[data-action]").await
                 && log_len(d).await == before
@@ -519,8 +777,9 @@ async fn play_korovan(d: &Driver, base: &str, lang: &str) {
                 reveals += 1;
                 if !shot && reveals == 3 {
                     d.screenshot(&docs_img(&format!("korovan-{lang}-{WIDE}.png"))).await;
-                    d.resize(NARROW, 800).await;
-                    d.screenshot(&docs_img(&format!("korovan-{lang}-{NARROW}.png"))).await;
+                    d.resize(PHONE.0, PHONE.1).await;
+                    d.exec("window.scrollTo(0, 0)").await;
+                    d.screenshot(&docs_img(&format!("korovan-{lang}-{}.png", PHONE.0))).await;
                     d.resize(WIDE, 900).await;
                     shot = true;
                 }
@@ -531,6 +790,7 @@ async fn play_korovan(d: &Driver, base: &str, lang: &str) {
     d.wait("#outcome-banner").await;
     assert!(revealed_seen, "a card revealed by our click was drawn face up");
     assert!(shot, "a screenshot was taken mid-game");
+    assert!(cards_shot, "some decision had playable cards among others");
     // K-8: what the log hides it hides in words too: every hidden entry
     // reads as the engine's words for a hidden deal or lay, nothing more.
     let hidden_words: [&str; 2] = match lang {
@@ -544,6 +804,12 @@ async fn play_korovan(d: &Driver, base: &str, lang: &str) {
         let words = text.split_once(": ").map(|(_, w)| w.trim()).unwrap_or_default().to_string();
         assert!(hidden_words.contains(&words.as_str()), "a hidden entry reads {text:?}");
     }
+    // The replay has no seat chips: there the board shows the cows, once per seat.
+    d.click(&d.wait("#outcome-banner a").await).await;
+    d.wait("#replay-step").await;
+    d.wait("#road").await;
+    assert_eq!(d.count(".cow-count").await, 5, "the replay's board shows each seat's cows");
+    assert_eq!(d.count("[data-cows]").await, 5, "and only there");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -562,6 +828,8 @@ async fn play_both_games_by_clicking() {
     let server = common::start(common::config()).await;
     let d = Driver::start(&chromedriver).await;
     for lang in ["en", "ru"] {
+        d.goto(&format!("{}/?lang={lang}", server.base)).await;
+        loading_until_the_first_state(&d, &server, lang).await;
         play_caravan(&d, &server.base, lang).await;
         if lang == "en" {
             replay_keeps_64_bit_seeds(&d, &server.base).await;

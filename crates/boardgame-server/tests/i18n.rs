@@ -83,6 +83,10 @@ fn every_key_the_scripts_use_is_in_the_catalogue() {
         used.insert(format!("ko.pos.{p}"));
     }
     used.extend(["ko.peeked".to_string(), "ko.scouted".to_string()]);
+    // what a click on a card does (the action's first word)
+    for d in ["peek", "place", "switch", "scout", "flare"] {
+        used.insert(format!("ko.do.{d}"));
+    }
     let missing: Vec<_> = used.difference(&en).collect();
     assert!(missing.is_empty(), "keys used but not in the catalogue: {missing:?}");
 }
