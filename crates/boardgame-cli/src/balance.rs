@@ -120,10 +120,7 @@ pub fn run(args: BalanceArgs) -> Result<(), Failure> {
 }
 
 fn threads(args: &BalanceArgs) -> usize {
-    match args.threads {
-        Some(t) => t as usize,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-    }
+    args.threads.map_or_else(boardgame_cli::simulate::every_core, |t| t as usize)
 }
 
 /// The part `shard` (`I/K`) of `start..start + count`.

@@ -40,17 +40,17 @@ pub struct PlayArgs {
     /// learned-ismcts:N (N iterations per move, or a time like 200ms; T a
     /// temperature).
     /// By default the engine's heuristic (random for a game without one).
-    #[arg(long)]
+    #[arg(long, short = 'a')]
     agents: Option<String>,
     /// The language of the words: `en` or `ru` (by default the one of the
     /// environment's `LC_ALL`, `LC_MESSAGES` or `LANG`, else English).
-    #[arg(long, value_parser = parse_lang)]
+    #[arg(long, value_parser = crate::lang::parse_lang)]
     lang: Option<Lang>,
     /// Show each action's notation beside its words (for experts).
     #[arg(long)]
     notation: bool,
     /// The game's seed (random when omitted; printed so you can replay it).
-    #[arg(long)]
+    #[arg(long, short = 's')]
     seed: Option<u64>,
     /// Show your view after every action of the others too (not only when
     /// it is your turn).
@@ -69,20 +69,6 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     with_game!(args.game, G => session::<G>(&args, &mut stdin.lock(), &mut stdout.lock()))
-}
-
-fn parse_lang(text: &str) -> Result<Lang, String> {
-    Lang::from_tag(text).ok_or_else(|| format!("the languages are `en` and `ru`, got `{text}`"))
-}
-
-/// The language of the environment (`LC_ALL`, `LC_MESSAGES`, `LANG`), else English.
-fn env_lang() -> Lang {
-    ["LC_ALL", "LC_MESSAGES", "LANG"]
-        .iter()
-        .filter_map(|v| std::env::var(v).ok())
-        .find(|v| !v.is_empty())
-        .and_then(|v| Lang::from_tag(&v))
-        .unwrap_or_default()
 }
 
 /// What the terminal says around the game, in one language.
@@ -213,7 +199,7 @@ fn session<G: PlayInput>(args: &PlayArgs, input: &mut impl BufRead, out: &mut im
     let config = build_config::<G>(args.opts.players, args.opts.config.as_deref())?;
     let seats = seats_of::<G>(&config);
     let me = args.seat;
-    let lang = args.lang.unwrap_or_else(env_lang);
+    let lang = args.lang.unwrap_or_else(crate::lang::env_lang);
     let t = texts(lang);
     if me >= seats {
         return Err(CliError::Usage(format!("--seat must be below {seats} (seats 0..{seats}), got {me}")));

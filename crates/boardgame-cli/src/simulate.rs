@@ -91,6 +91,9 @@ pub struct DemoArgs {
     /// Games of each game.
     #[arg(long, short = 'n', default_value_t = 1000)]
     games: u64,
+    /// The first game's seed; game i is played from seed + i.
+    #[arg(long, short = 's', default_value_t = 0)]
+    seed: u64,
     /// Worker threads (default: every core). Results do not depend on it.
     #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
@@ -111,7 +114,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
         opts: GameOpts { players: None, config: None },
         games: args.games,
         agents: "random".into(),
-        seed: 0,
+        seed: args.seed,
         threads: args.threads,
         shard: None,
         json: false,
@@ -210,10 +213,13 @@ impl Target {
 }
 
 fn threads(args: &SimulateArgs) -> usize {
-    match args.threads {
-        Some(t) => t as usize,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(MAX_THREADS),
-    }
+    args.threads.map_or_else(every_core, |t| t as usize)
+}
+
+/// The default of every command's `--threads`: one worker per core (at
+/// most [`MAX_THREADS`]).
+pub fn every_core() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(MAX_THREADS)
 }
 
 /// Runs `boardgame merge`.

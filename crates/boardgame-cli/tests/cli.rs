@@ -13,6 +13,8 @@ use serde_json::Value;
 fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
         .args(args)
+        // English whatever the machine's locale (`play` and `replay` follow it).
+        .env("LC_ALL", "C")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
