@@ -203,10 +203,12 @@ fn study<G: CliGame + LabGame>(args: &BalanceArgs) -> Result<(LabResults, u64), 
     let cells = boardgame_lab::grid::<G>(&study.base, &study.sweeps)?.len() as u64;
     let worth_units = if args.worth { worth_seeds.end - worth_seeds.start } else { 0 };
     let total = cells * (seeds.end - seeds.start) + worth_units;
-    let bar = boardgame_cli::simulate::progress_bar(total, G::CLI_NAME, args.quiet);
+    // drawn at its end when finished, cleared if an error returns first
+    let bar = boardgame_cli::simulate::Ticker::new(G::CLI_NAME, args.quiet);
+    bar.start(total);
     let make = |players: usize| entrants_for::<G, AgentSpec>(&specs, players, &|&s| entrant::<G>(s));
-    let results = run_study(&study, &make, &|| bar.inc(1))?;
-    bar.finish_and_clear();
+    let results = run_study(&study, &make, &|| bar.tick())?;
+    bar.finish();
     let treatments = results.worth.as_ref().map_or(0, |w| w.treatments.len() as u64);
     Ok((results, cells * (seeds.end - seeds.start) + worth_units * (1 + treatments)))
 }
