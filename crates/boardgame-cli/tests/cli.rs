@@ -133,10 +133,42 @@ fn play_caravan_to_the_end_with_an_illegal_action_and_replay_it() {
     let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("Not legal now"), "{out}");
-    assert!(out.contains("Not a command or an action"), "{out}");
+    assert!(out.contains("`move` is not a command or a move. Type a move as `c4 d4`"), "{out}");
     assert!(out.contains("The game is over"), "{out}");
     let replay = ok(&["replay", path_str(&record), "--step"]);
     assert!(replay.contains("max_turns end"), "{replay}");
+}
+
+/// Issue 30, item 8: the terminal Caravan game says `seat 0` (never `P0`)
+/// and counts one in the singular; a line that is no move says what a move
+/// looks like, a word in a square's place that is no square says what a
+/// square is, and a pick-up of a space that does not exist names the
+/// spaces there are (1 to 8), in both languages.
+#[test]
+fn play_caravan_says_seats_and_what_was_expected() {
+    let script = "pick 9\np0\npick x\nz9 c4\ns q1\nfoo bar\nquit\n";
+    let o = run(&["play", "caravan", "-p", "2", "-s", "5", "--lang", "en"], script);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!out.contains("P0") && !out.contains("P1"), "a seat is `seat N`:\n{out}");
+    assert!(out.contains("Caravan: turn 0, seat 0 to move, 1 of 1 action left"), "{out}");
+    assert!(out.contains("seat 0: 0 points;"), "{out}");
+    for expected in [
+        "There is no numbered space `9`: the numbered spaces are 1 to 8, like `pick 3`.",
+        "There is no numbered space `0`: the numbered spaces are 1 to 8, like `pick 3`.",
+        "There is no numbered space `x`: the numbered spaces are 1 to 8, like `pick 3`.",
+        "`z9` is not a square: a square is a column a to g and a row 1 to 7, like `c4`.",
+        "`q1` is not a square: a square is a column a to g and a row 1 to 7, like `c4`.",
+        "`foo bar` is not a command or a move. Type a move as `c4 d4` (a camel or a good from c4 to d4), `s c4`",
+        "You left the game after 8 actions.",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    let o = run(&["play", "caravan", "-p", "2", "-s", "5", "--lang", "ru"], script);
+    let out = stdout(&o);
+    assert!(out.contains("Нет места с номером `9`: места пронумерованы от 1 до 8"), "{out}");
+    assert!(out.contains("`z9` — не клетка"), "{out}");
+    assert!(out.contains("`foo bar` — не команда и не ход. Ход вводится как `c4 d4`"), "{out}");
 }
 
 #[test]
@@ -419,6 +451,41 @@ fn perft_counts_equal_the_library() {
     let start = seeded_start::<Caravan>(&c2, 7, 0);
     assert!(matches!(start.turn(), Turn::Player(0)));
     assert_eq!(perft_counts(&out), library_counts(&start, 2));
+}
+
+/// The columns of a `perft` row: the sequences, those whose last action is
+/// a chance outcome, those whose last action is a decision.
+fn perft_rows(out: &str) -> Vec<[u64; 3]> {
+    out.lines()
+        .filter(|l| l.starts_with("depth"))
+        .map(|l| {
+            let mut n = l.split(':').nth(1).expect("a row").split_whitespace().map(|w| w.parse().expect("a number"));
+            [n.next().unwrap(), n.next().unwrap(), n.next().unwrap()]
+        })
+        .collect()
+}
+
+/// Issue 30, item 8: `perft` counts chance outcomes as actions (the kit's
+/// perft), and says so: each depth splits its count by the last action's
+/// kind, and from Caravan's initial position (the deal) a note says that no
+/// sequence reached a decision and how to start at one.
+#[test]
+fn perft_says_what_it_counts() {
+    let out = ok(&["perft", "caravan", "-p", "2", "--depth", "3"]);
+    assert!(out.contains("chance outcomes (deals, draws) as well as decisions"), "{out}");
+    assert_eq!(perft_rows(&out), [[8, 8, 0], [64, 64, 0], [512, 512, 0]], "{out}");
+    assert!(out.contains("note: every sequence counted is chance outcomes alone (the deal)"), "{out}");
+    assert!(out.contains("--seed S"), "{out}");
+
+    let out = ok(&["perft", "caravan", "-p", "2", "--depth", "2", "--seed", "7"]);
+    let rows = perft_rows(&out);
+    assert!(rows.iter().all(|&[n, c, d]| n == c + d && d > 0), "{out}");
+    assert!(!out.contains("note:"), "{out}");
+    // Korovan deals two actions, then a seat decides: no note once a depth
+    // reaches the decisions.
+    let out = ok(&["perft", "korovan", "-p", "3", "--depth", "3"]);
+    assert_eq!(perft_rows(&out), [[6, 6, 0], [36, 36, 0], [216, 0, 216]], "{out}");
+    assert!(!out.contains("note:"), "{out}");
 }
 
 // --------------------------------------------------- bench, exit codes
