@@ -75,7 +75,8 @@ pub struct SimulateArgs {
     /// Play only the I-th of K disjoint seed ranges (I from 0), to merge later.
     #[arg(long, value_name = "I/K", value_parser = parse_shard)]
     shard: Option<Shard>,
-    /// Print mergeable JSON results instead of the table.
+    /// Print mergeable JSON results instead of the table (every field:
+    /// docs/simulate-json.md).
     #[arg(long)]
     json: bool,
     /// Agent i always plays seat i (default: agents rotate through the seats).

@@ -286,6 +286,62 @@ fn the_main_command_simulates_both_games() {
     assert!(all.contains("korovan ·") && all.contains("caravan ·"), "{all}");
 }
 
+/// Issue 30, item 9: `simulate --json` gives each row its `share` beside
+/// the exact units, and the rows by agent name; the shares of a game's
+/// seats add up to 1; the table pools a repeated name and says why its
+/// rows differ (seats rotate in step); every field is documented in
+/// docs/simulate-json.md.
+#[test]
+fn simulate_json_has_shares_and_rows_by_name_and_is_documented() {
+    let out = ok(&["simulate", "korovan", "-n", "20", "-a", "heuristic,random", "--json"]);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["format"], "boardgame-simulate/1", "the version stays: the fields are added");
+    for rows in ["by_agent", "by_seat", "by_name"] {
+        let rows = v[rows].as_array().expect("rows");
+        for row in rows {
+            let (units, games) = (row["share_units"].as_u64().unwrap(), row["games"].as_u64().unwrap());
+            let share = row["share"].as_f64().expect("a share");
+            assert_eq!(share, units as f64 / (games as f64 * 720_720.0), "{row}");
+        }
+    }
+    for rows in ["by_agent", "by_seat"] {
+        let units: u64 = v[rows].as_array().unwrap().iter().map(|r| r["share_units"].as_u64().unwrap()).sum();
+        assert_eq!(units, 20 * 720_720, "{rows}: every game shares out exactly one win");
+    }
+    let names = v["by_name"].as_array().expect("by_name");
+    let pooled: Vec<(&str, u64, u64)> = names
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["entrants"].as_u64().unwrap(), r["games"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(pooled, [("heuristic", 1, 20), ("random", 4, 80)]);
+    let random_wins: u64 = v["by_agent"].as_array().unwrap()[1..].iter().map(|r| r["wins"].as_u64().unwrap()).sum();
+    assert_eq!(names[1]["wins"].as_u64(), Some(random_wins));
+    // merge reads its own output and writes the same
+    let path = scratch("shares.json");
+    std::fs::write(&path, &out).expect("write");
+    assert_eq!(ok(&["merge", "--json", path_str(&path)]), out);
+
+    let table = ok(&["simulate", "korovan", "-n", "20", "-a", "heuristic,random"]);
+    assert!(table.contains("by name\n") && table.contains("  random ×4 "), "{table}");
+    assert!(table.contains("note: seats rotate in step (agent i plays seat (i + seed) mod 5)"), "{table}");
+    let table = ok(&["simulate", "korovan", "-n", "20", "-a", "heuristic,random", "--fixed-seats"]);
+    assert!(table.contains("note: fixed seats (agent i always plays seat i)"), "{table}");
+    let table = ok(&["simulate", "korovan", "-p", "3", "-n", "4", "-a", "heuristic,random,flatmc:4"]);
+    assert!(!table.contains("note:") && !table.contains("by name"), "{table}");
+
+    // every field written is documented, as `field`
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/simulate-json.md"))
+        .expect("docs/simulate-json.md");
+    let mut fields: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    for rows in ["by_agent", "by_name"] {
+        fields.extend(v[rows][0].as_object().unwrap().keys().cloned());
+    }
+    for field in fields {
+        assert!(doc.contains(&format!("| `{field}`")), "docs/simulate-json.md does not document `{field}`");
+    }
+    assert!(doc.contains("720720 is lcm(1, 2, …, 16)"), "the unit is explained");
+}
+
 #[test]
 fn search_agents_by_name_are_reproducible() {
     let args = [
