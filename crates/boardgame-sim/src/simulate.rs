@@ -397,15 +397,19 @@ pub fn table(r: &SimResults) -> String {
         if ranges.is_empty() { "none".to_string() } else { ranges.join(", ") },
         if r.rotate_seats { "agents rotate seats" } else { "fixed seats" }
     );
+    // the rows by agent name, shown when a name repeats
+    let names = by_name(r);
+    let repeated = names.iter().any(|g| g.entrants > 1);
+    let pooled: &[NameStats] = if repeated { &names } else { &[] };
     let labels: Vec<String> = r
         .by_agent
         .iter()
         .enumerate()
         .map(|(i, e)| format!("  {i}: {}", e.name))
         .chain(r.by_seat.iter().map(|e| format!("  {}", e.name)))
-        .chain(by_name(r).iter().map(|g| format!("  {} ×{}", g.stats.name, g.entrants)))
+        .chain(pooled.iter().map(|g| format!("  {} ×{}", g.stats.name, g.entrants)))
         .collect();
-    let w = labels.iter().map(String::len).max().unwrap_or(0).max(10);
+    let w = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(10);
     let row = |label: &str, e: &EntrantStats| {
         let (lo, hi) = e.win_interval();
         format!(
@@ -432,11 +436,9 @@ pub fn table(r: &SimResults) -> String {
     for (label, e) in agent_labels.iter().zip(&r.by_agent) {
         s.push_str(&row(label, e));
     }
-    let names = by_name(r);
-    let repeated = names.iter().any(|g| g.entrants > 1);
     if repeated {
         s.push_str("by name\n");
-        for g in &names {
+        for g in pooled {
             s.push_str(&row(&format!("  {} ×{}", g.stats.name, g.entrants), &g.stats));
         }
     }
