@@ -139,6 +139,35 @@ fn play_caravan_to_the_end_with_an_illegal_action_and_replay_it() {
     assert!(replay.contains("max_turns end"), "{replay}");
 }
 
+/// Issue 30, item 7: `replay --lang` defaults to the environment's
+/// language, as `play --lang` does (it was English whatever the locale).
+#[test]
+fn replay_follows_the_locale_as_play_does() {
+    let record = scratch("locale.json");
+    let o = run(&["play", "caravan", "-p", "2", "-s", "4", "--record", path_str(&record)], "quit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let replay = |lang: &str, args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+            .args([&["replay", path_str(&record)][..], args].concat())
+            .env("LC_ALL", lang)
+            .output()
+            .expect("runs");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    assert!(replay("ru_RU.UTF-8", &[]).contains("Из мешка: товар"), "{}", replay("ru_RU.UTF-8", &[]));
+    assert!(replay("C", &[]).contains("Draw "));
+    assert!(replay("ru_RU.UTF-8", &["--lang", "en"]).contains("Draw "));
+    // `play` reads the same environment
+    let o = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+        .args(["play", "caravan", "-p", "2", "-s", "4"])
+        .env("LC_ALL", "ru_RU.UTF-8")
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert!(stdout(&o).contains("Из мешка: товар"), "{}", stdout(&o));
+}
+
 /// Issue 30, item 8: the terminal Caravan game says `seat 0` (never `P0`)
 /// and counts one in the singular; a line that is no move says what a move
 /// looks like, a word in a square's place that is no square says what a
