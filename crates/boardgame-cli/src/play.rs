@@ -611,16 +611,16 @@ impl PlayInput for caravan_core::Caravan {
             Ok(n) if (1..=SPACES as u8).contains(&n) => keep(&|a| a == Act::Pick { space: n }),
             _ => Shorthand::Bad(fill(t.no_space, &[("text", n), ("max", &SPACES.to_string())])),
         };
-        let result = |r: Result<Shorthand<caravan_core::Action>, Shorthand<caravan_core::Action>>| match r {
-            Ok(s) | Err(s) => s,
-        };
+        // a result whose error is the shorthand's `Bad`
+        let either =
+            |r: Result<Shorthand<caravan_core::Action>, Shorthand<caravan_core::Action>>| r.unwrap_or_else(|bad| bad);
         match w.as_slice() {
             ["end"] | ["e"] => keep(&|a| a == Act::End),
             ["pick", n] | ["p", n] => pick(n),
             [p] if p.len() >= 2 && p.starts_with('p') && p[1..].bytes().all(|b| b.is_ascii_digit()) => pick(&p[1..]),
-            ["s" | "supply", to] => result(sq(to).map(|to| keep(&|a| a == Act::Move { from: None, to }))),
-            ["steal", at] => result(sq(at).map(|at| keep(&|a| matches!(a, Act::Steal { square, .. } if square == at)))),
-            [from, to] if square_like(from) && square_like(to) => result(sq(from).and_then(|from| {
+            ["s" | "supply", to] => either(sq(to).map(|to| keep(&|a| a == Act::Move { from: None, to }))),
+            ["steal", at] => either(sq(at).map(|at| keep(&|a| matches!(a, Act::Steal { square, .. } if square == at)))),
+            [from, to] if square_like(from) && square_like(to) => either(sq(from).and_then(|from| {
                 let to = sq(to)?;
                 Ok(keep(&|a| match a {
                     Act::Move { from: Some(f), to: t } => f == from && t == to,
@@ -628,7 +628,7 @@ impl PlayInput for caravan_core::Caravan {
                     _ => false,
                 }))
             })),
-            [at] if square_like(at) => result(sq(at).map(|at| {
+            [at] if square_like(at) => either(sq(at).map(|at| {
                 let space = space_of(at);
                 keep(&|a| match a {
                     Act::Move { from: None, to } => to == at,
