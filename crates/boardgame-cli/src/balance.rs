@@ -120,10 +120,7 @@ pub fn run(args: BalanceArgs) -> Result<(), Failure> {
 }
 
 fn threads(args: &BalanceArgs) -> usize {
-    match args.threads {
-        Some(t) => t as usize,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-    }
+    args.threads.map_or_else(boardgame_cli::simulate::every_core, |t| t as usize)
 }
 
 /// The part `shard` (`I/K`) of `start..start + count`.
@@ -206,10 +203,12 @@ fn study<G: CliGame + LabGame>(args: &BalanceArgs) -> Result<(LabResults, u64), 
     let cells = boardgame_lab::grid::<G>(&study.base, &study.sweeps)?.len() as u64;
     let worth_units = if args.worth { worth_seeds.end - worth_seeds.start } else { 0 };
     let total = cells * (seeds.end - seeds.start) + worth_units;
-    let bar = boardgame_cli::simulate::progress_bar(total, G::CLI_NAME, args.quiet);
+    // drawn at its end when finished, cleared if an error returns first
+    let bar = boardgame_cli::simulate::Ticker::new(G::CLI_NAME, args.quiet);
+    bar.start(total);
     let make = |players: usize| entrants_for::<G, AgentSpec>(&specs, players, &|&s| entrant::<G>(s));
-    let results = run_study(&study, &make, &|| bar.inc(1))?;
-    bar.finish_and_clear();
+    let results = run_study(&study, &make, &|| bar.tick())?;
+    bar.finish();
     let treatments = results.worth.as_ref().map_or(0, |w| w.treatments.len() as u64);
     Ok((results, cells * (seeds.end - seeds.start) + worth_units * (1 + treatments)))
 }

@@ -1,5 +1,5 @@
-//! `boardgame`: play, simulate, merge, replay, perft and bench over the
-//! Korovan and Caravan engines. A thin layer: every rule lives in the
+//! `boardgame`: demo, play, simulate, merge, replay, perft, bench, serve,
+//! balance and train over the Korovan and Caravan engines. A thin layer: every rule lives in the
 //! engine crates, every generic tool in `boardgame-kit`.
 //!
 //! Exit codes: 0 success, 2 usage error, 1 runtime error (one line on
@@ -8,6 +8,7 @@
 
 mod balance;
 mod bench;
+mod lang;
 mod perft;
 mod play;
 mod replay;

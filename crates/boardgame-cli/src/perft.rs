@@ -1,5 +1,13 @@
 //! `boardgame perft`: counts of action sequences per depth, with the kit's
 //! [`boardgame_kit::perft`].
+//!
+//! What it counts: every sequence of D actions, chance outcomes (a deal, a
+//! draw from the bag) as well as decisions, as the kit's `perft` does —
+//! a move-generation check of both. From the initial position the first
+//! actions of both games are the deal, so the first depths count deals
+//! alone; each depth therefore says how many of its sequences end in a
+//! chance outcome and how many in a decision, and a note says so when
+//! none reached a decision (`--seed` starts at a dealt position).
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -18,8 +26,11 @@ pub struct PerftArgs {
     game: GameName,
     #[command(flatten)]
     opts: GameOpts,
-    /// Count sequences of 1 to D actions (chance outcomes count as actions).
-    /// Counting stops with an error when a depth takes longer than
+    /// Count sequences of 1 to D actions: chance outcomes (the deal, draws)
+    /// count as actions, as decisions do, so from the initial position the
+    /// first depths count the deal alone (--seed starts at a decision);
+    /// each depth says how many sequences end in a chance outcome and how
+    /// many in a decision. Counting stops with an error when a depth takes longer than
     /// --max-time (the counts of the depths before it are printed and
     /// complete); a count above 2^64 - 1 is refused too, though it would
     /// need centuries.
@@ -103,24 +114,48 @@ impl Deadline {
     }
 }
 
-/// The number of action sequences of length `depth` from `state` (chance
-/// outcomes count as actions), as [`boardgame_kit::perft`] counts them, but
-/// with checked sums and stopping at `deadline`.
-fn count<G: CliGame>(state: &G, depth: usize, deadline: &mut Deadline) -> Result<u64, Stop> {
-    if depth == 0 {
-        return Ok(1);
+/// Action sequences of one length, by their last action's kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counts {
+    /// Sequences whose last action is a chance outcome.
+    chance: u64,
+    /// Sequences whose last action is a seat's decision.
+    decisions: u64,
+}
+
+impl Counts {
+    fn total(self) -> Result<u64, Stop> {
+        self.chance.checked_add(self.decisions).ok_or(Stop::Overflow)
     }
+
+    fn add(self, other: Counts) -> Result<Counts, Stop> {
+        Ok(Counts {
+            chance: self.chance.checked_add(other.chance).ok_or(Stop::Overflow)?,
+            decisions: self.decisions.checked_add(other.decisions).ok_or(Stop::Overflow)?,
+        })
+    }
+}
+
+/// The action sequences of length `depth` (at least 1) from `state`
+/// (chance outcomes count as actions), as [`boardgame_kit::perft`] counts
+/// them, by their last action's kind, with checked sums and stopping at
+/// `deadline`.
+fn count<G: CliGame>(state: &G, depth: usize, deadline: &mut Deadline) -> Result<Counts, Stop> {
     deadline.check()?;
     let mut list = G::ActionList::default();
     state.legal_actions(&mut list);
-    if depth == 1 {
-        return Ok(list.len() as u64);
+    if depth <= 1 {
+        let n = list.len() as u64;
+        return Ok(match state.turn() {
+            Turn::Chance => Counts { chance: n, decisions: 0 },
+            _ => Counts { chance: 0, decisions: n },
+        });
     }
-    let mut total: u64 = 0;
+    let mut total = Counts::default();
     for &a in list.iter() {
         let mut child = state.clone();
         child.apply_unchecked(a);
-        total = total.checked_add(count(&child, depth - 1, deadline)?).ok_or(Stop::Overflow)?;
+        total = total.add(count(&child, depth - 1, deadline)?)?;
     }
     Ok(total)
 }
@@ -134,12 +169,20 @@ fn perft<G: CliGame>(args: &PerftArgs) -> Result<(), CliError> {
         Some(seed) => format!("seed {seed} after {played} actions"),
     };
     writeln!(out, "perft {} with {} players, from {from}", G::CLI_NAME, state.num_players())?;
+    writeln!(
+        out,
+        "counting every sequence of 1 to {} actions, chance outcomes (deals, draws) as well as decisions, \
+         by the kind of its last action",
+        args.depth
+    )?;
+    writeln!(out, "{:>9} {:>16} {:>16} {:>16}", "", "sequences", "last: chance", "last: decision")?;
+    let mut decisions = 0u64;
     let limit = Duration::from_secs(args.max_time);
     let started = Instant::now();
     let mut deadline = Deadline { at: started.checked_add(limit), nodes: 0 };
     for depth in 1..=args.depth as usize {
         let t = Instant::now();
-        let count = count(&state, depth, &mut deadline).map_err(|stop| {
+        let stopped = |stop| {
             CliError::Runtime(match stop {
                 Stop::Time => format!(
                     "perft: depth {depth} did not finish within --max-time {} s (the counts above are complete)",
@@ -147,10 +190,24 @@ fn perft<G: CliGame>(args: &PerftArgs) -> Result<(), CliError> {
                 ),
                 Stop::Overflow => format!("perft: the count of depth {depth} exceeds {} (2^64 - 1)", u64::MAX),
             })
-        })?;
+        };
+        let counts = count(&state, depth, &mut deadline).map_err(stopped)?;
+        let total = counts.total().map_err(stopped)?;
+        decisions += counts.decisions;
         let secs = t.elapsed().as_secs_f64();
-        let rate = if secs > 0.0 { format!("{:.1} M nodes/s", count as f64 / secs / 1e6) } else { "-".into() };
-        writeln!(out, "depth {depth:>2}: {count:>16}   {secs:>9.3} s   {rate}")?;
+        let rate = if secs > 0.0 { format!("{:.1} M nodes/s", total as f64 / secs / 1e6) } else { "-".into() };
+        writeln!(
+            out,
+            "depth {depth:>2}: {total:>16} {:>16} {:>16}   {secs:>9.3} s   {rate}",
+            counts.chance, counts.decisions
+        )?;
+    }
+    if args.depth > 0 && decisions == 0 && state.turn() == Turn::Chance {
+        writeln!(
+            out,
+            "note: every sequence counted is chance outcomes alone (the deal); to count the seats' moves, \
+             start at a dealt position: --seed S (the game of seed S at its first decision)"
+        )?;
     }
     Ok(())
 }

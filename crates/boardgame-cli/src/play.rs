@@ -40,17 +40,17 @@ pub struct PlayArgs {
     /// learned-ismcts:N (N iterations per move, or a time like 200ms; T a
     /// temperature).
     /// By default the engine's heuristic (random for a game without one).
-    #[arg(long)]
+    #[arg(long, short = 'a')]
     agents: Option<String>,
     /// The language of the words: `en` or `ru` (by default the one of the
     /// environment's `LC_ALL`, `LC_MESSAGES` or `LANG`, else English).
-    #[arg(long, value_parser = parse_lang)]
+    #[arg(long, value_parser = crate::lang::parse_lang)]
     lang: Option<Lang>,
     /// Show each action's notation beside its words (for experts).
     #[arg(long)]
     notation: bool,
     /// The game's seed (random when omitted; printed so you can replay it).
-    #[arg(long)]
+    #[arg(long, short = 's')]
     seed: Option<u64>,
     /// Show your view after every action of the others too (not only when
     /// it is your turn).
@@ -71,20 +71,6 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     with_game!(args.game, G => session::<G>(&args, &mut stdin.lock(), &mut stdout.lock()))
 }
 
-fn parse_lang(text: &str) -> Result<Lang, String> {
-    Lang::from_tag(text).ok_or_else(|| format!("the languages are `en` and `ru`, got `{text}`"))
-}
-
-/// The language of the environment (`LC_ALL`, `LC_MESSAGES`, `LANG`), else English.
-fn env_lang() -> Lang {
-    ["LC_ALL", "LC_MESSAGES", "LANG"]
-        .iter()
-        .filter_map(|v| std::env::var(v).ok())
-        .find(|v| !v.is_empty())
-        .and_then(|v| Lang::from_tag(&v))
-        .unwrap_or_default()
-}
-
 /// What the terminal says around the game, in one language.
 struct Texts {
     intro: &'static str,
@@ -95,6 +81,7 @@ struct Texts {
     no_action: &'static str,
     not_legal: &'static str,
     not_command: &'static str,
+    not_move: &'static str,
     which: &'static str,
     no_fit: &'static str,
     you: &'static str,
@@ -118,17 +105,18 @@ move numbered, `view` shows the game again, `rules` shows how to play, `help` sh
 stops the game. The full rules: docs/rules/{game}.md.",
     rules: "How to play (the full rules: docs/rules/{game}.md):",
     your_moves: "Your moves:",
-    list_hint: "`list` shows all {n} moves numbered; `help` for help and the rules.",
+    list_hint: "`list` shows the moves numbered ({n} in all); `help` for help and the rules.",
     no_action: "There is no action {n}: choose 1 to {max}.",
     not_legal: "Not legal now: {e}.",
     not_command: "Not a command or an action: {e}. Type `help` for help.",
+    not_move: "`{text}` is not a command or a move. {how} `help` for help.",
     which: "Several moves fit; type the number of one:",
     no_fit: "No move fits `{text}` now; the moves are above (`list` shows them all).",
     you: "you",
     chance: "chance",
     end_of_input: "End of input: leaving the game.",
     seat: "seat {n}",
-    left_game: "You left the game after {n} actions.",
+    left_game: "You left the game after {count}.",
     over: "The game is over.",
     scores: "Scores: {list}",
     winners: "Winner(s): seat {list}.",
@@ -149,6 +137,7 @@ const RU: Texts = Texts {
     no_action: "Нет действия {n}: выберите от 1 до {max}.",
     not_legal: "Сейчас так нельзя: {e}.",
     not_command: "Это не команда и не действие: {e}. Введите `help` для справки.",
+    not_move: "`{text}` — не команда и не ход. {how} `help` — справка.",
     which: "Подходят несколько ходов; введите номер одного:",
     no_fit: "Сейчас `{text}` не подходит ни к одному ходу; ходы — выше (`list` — все).",
     you: "вы",
@@ -190,11 +179,27 @@ pub(crate) trait PlayInput: CliGame + Words {
         None
     }
 
-    /// The legal actions `text` names in the game's shorthand; `None` when
-    /// `text` is no shorthand of this game.
-    fn shorthand(&self, _text: &str, _legal: &[Self::Action]) -> Option<Vec<Self::Action>> {
+    /// What `text` is in the game's shorthand: the legal actions it names,
+    /// a malformed shorthand (and what was expected), or no shorthand.
+    fn shorthand(&self, _text: &str, _legal: &[Self::Action], _lang: Lang) -> Shorthand<Self::Action> {
+        Shorthand::No
+    }
+
+    /// How a move may be typed, said when a line is neither a command nor
+    /// an action; `None`: the notation's own message says it.
+    fn typing(_lang: Lang) -> Option<&'static str> {
         None
     }
+}
+
+/// What a line is in a game's shorthand.
+pub(crate) enum Shorthand<A> {
+    /// No shorthand of the game.
+    No,
+    /// The legal actions it names (none: it names no legal move now).
+    Fits(Vec<A>),
+    /// A shorthand with a bad part: what was wrong and what was expected.
+    Bad(String),
 }
 
 impl PlayInput for boardgame_kit::testgame::HiddenNim {}
@@ -213,7 +218,7 @@ fn session<G: PlayInput>(args: &PlayArgs, input: &mut impl BufRead, out: &mut im
     let config = build_config::<G>(args.opts.players, args.opts.config.as_deref())?;
     let seats = seats_of::<G>(&config);
     let me = args.seat;
-    let lang = args.lang.unwrap_or_else(env_lang);
+    let lang = args.lang.unwrap_or_else(crate::lang::env_lang);
     let t = texts(lang);
     if me >= seats {
         return Err(CliError::Usage(format!("--seat must be below {seats} (seats 0..{seats}), got {me}")));
@@ -329,7 +334,9 @@ fn session<G: PlayInput>(args: &PlayArgs, input: &mut impl BufRead, out: &mut im
     }
     let quit = result?;
     if quit {
-        writeln!(out, "{}", fill(t.left_game, &[("n", &record.actions.len().to_string())]))?;
+        let n = record.actions.len();
+        let count = format!("{n} action{}", if n == 1 { "" } else { "s" });
+        writeln!(out, "{}", fill(t.left_game, &[("n", &n.to_string()), ("count", &count)]))?;
     } else {
         writeln!(out, "\n{}\n{}", t.over, state.screen(me))?;
         if let Some(outcome) = state.outcome() {
@@ -437,7 +444,14 @@ fn ask<G: PlayInput>(
                 }
             }
         }
-        let fits = state.shorthand(text, legal);
+        let fits = match state.shorthand(text, legal, lang) {
+            Shorthand::Bad(why) => {
+                writeln!(out, "{why}")?;
+                continue;
+            }
+            Shorthand::Fits(fits) => Some(fits),
+            Shorthand::No => None,
+        };
         match fits.as_deref() {
             Some([a]) => return Ok(Input::Act(*a)),
             Some(several) if several.len() > 1 => {
@@ -455,7 +469,10 @@ fn ask<G: PlayInput>(
                 Err(e) => writeln!(out, "{}", fill(t.not_legal, &[("e", &e.to_string())]))?,
             },
             Err(_) if fits.is_some() => writeln!(out, "{}", fill(t.no_fit, &[("text", text)]))?,
-            Err(e) => writeln!(out, "{}", fill(t.not_command, &[("e", &e.to_string())]))?,
+            Err(e) => match G::typing(lang) {
+                Some(how) => writeln!(out, "{}", fill(t.not_move, &[("text", text), ("how", how)]))?,
+                None => writeln!(out, "{}", fill(t.not_command, &[("e", &e.to_string())]))?,
+            },
         }
     }
 }
@@ -476,6 +493,9 @@ struct CaravanTexts {
     picks: &'static str,
     steals: &'static str,
     end: &'static str,
+    typing: &'static str,
+    no_square: &'static str,
+    no_space: &'static str,
 }
 
 const CARAVAN_EN: CaravanTexts = CaravanTexts {
@@ -485,6 +505,10 @@ const CARAVAN_EN: CaravanTexts = CaravanTexts {
     picks: "pick up the good on space {list}",
     steals: "steal a good on {list}",
     end: "end the turn ({left} left)",
+    typing: "Type a move as `c4 d4` (a camel or a good from c4 to d4), `s c4` (a camel from your supply), `c4` \
+(what fits that square), `pick 3`, `steal c4` or `end`; or its number (`list` numbers them) or its notation.",
+    no_square: "`{text}` is not a square: a square is a column a to g and a row 1 to 7, like `c4`.",
+    no_space: "There is no numbered space `{text}`: the numbered spaces are 1 to {max}, like `pick 3`.",
 };
 
 const CARAVAN_RU: CaravanTexts = CaravanTexts {
@@ -494,7 +518,18 @@ const CARAVAN_RU: CaravanTexts = CaravanTexts {
     picks: "погрузить товар с места {list}",
     steals: "украсть товар на {list}",
     end: "закончить ход (осталось действий: {left})",
+    typing: "Ход вводится как `c4 d4` (верблюд или товар с c4 на d4), `s c4` (верблюд из запаса), `c4` \
+(что подходит к этой клетке), `pick 3`, `steal c4` или `end`; или его номер (`list` нумерует ходы), или нотация.",
+    no_square: "`{text}` — не клетка: клетка — это столбец от a до g и ряд от 1 до 7, например `c4`.",
+    no_space: "Нет места с номером `{text}`: места пронумерованы от 1 до {max}, например `pick 3`.",
 };
+
+fn caravan_texts(lang: Lang) -> &'static CaravanTexts {
+    match lang {
+        Lang::En => &CARAVAN_EN,
+        Lang::Ru => &CARAVAN_RU,
+    }
+}
 
 impl PlayInput for caravan_core::Caravan {
     /// The engine's board without the rules between its rows: 23 lines
@@ -516,10 +551,7 @@ impl PlayInput for caravan_core::Caravan {
 
     fn summary(&self, legal: &[caravan_core::Action], lang: Lang) -> Option<Vec<String>> {
         use caravan_core::Act;
-        let t = match lang {
-            Lang::En => &CARAVAN_EN,
-            Lang::Ru => &CARAVAN_RU,
-        };
+        let t = caravan_texts(lang);
         // per kind of move: the first one as typed, and the places it starts from
         let mut kinds: [(Option<String>, Vec<String>, usize); 6] = Default::default();
         for a in legal {
@@ -558,43 +590,45 @@ impl PlayInput for caravan_core::Caravan {
     /// `c4 d4` (a camel or a good from c4 to d4), `s c4` or `supply c4`
     /// (a camel from the supply), `c4` alone (whatever fits that square: a
     /// camel from the supply, a pick-up, a theft), `pick 3` or `p3`,
-    /// `steal c4`, `end` or `e`.
-    fn shorthand(&self, text: &str, legal: &[caravan_core::Action]) -> Option<Vec<caravan_core::Action>> {
-        use caravan_core::{Act, Square};
+    /// `steal c4`, `end` or `e`. A word in a square's place that is no
+    /// square (`z9`), or a pick-up's number that is no numbered space
+    /// (`pick 9`), is told apart from a move that is not legal now.
+    fn shorthand(&self, text: &str, legal: &[caravan_core::Action], lang: Lang) -> Shorthand<caravan_core::Action> {
+        use caravan_core::{Act, SPACES, Square};
+        let t = caravan_texts(lang);
         let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
-        let sq = |w: &str| w.parse::<Square>().ok();
-        let space_of = |s: Square| self.config().board.spaces.iter().position(|&i| i == s.index()).map(|i| i as u8 + 1);
-        let pick = |n: &str| n.parse::<u8>().ok();
-        let keep = |f: &dyn Fn(Act) -> bool| legal.iter().copied().filter(|a| f(a.act())).collect::<Vec<_>>();
         let w: Vec<&str> = words.iter().map(String::as_str).collect();
-        Some(match w.as_slice() {
+        // a word that means a square: a letter and a number, like `c4` or `z12`
+        let square_like = |w: &str| {
+            let mut c = w.chars();
+            c.next().is_some_and(|l| l.is_ascii_alphabetic()) && !c.as_str().is_empty() && c.all(|d| d.is_ascii_digit())
+        };
+        let bad_square = |w: &str| Shorthand::Bad(fill(t.no_square, &[("text", w)]));
+        let sq = |w: &str| w.parse::<Square>().map_err(|_| bad_square(w));
+        let space_of = |s: Square| self.config().board.spaces.iter().position(|&i| i == s.index()).map(|i| i as u8 + 1);
+        let keep = |f: &dyn Fn(Act) -> bool| Shorthand::Fits(legal.iter().copied().filter(|a| f(a.act())).collect());
+        let pick = |n: &str| match n.parse::<u8>() {
+            Ok(n) if (1..=SPACES as u8).contains(&n) => keep(&|a| a == Act::Pick { space: n }),
+            _ => Shorthand::Bad(fill(t.no_space, &[("text", n), ("max", &SPACES.to_string())])),
+        };
+        // a result whose error is the shorthand's `Bad`
+        let either =
+            |r: Result<Shorthand<caravan_core::Action>, Shorthand<caravan_core::Action>>| r.unwrap_or_else(|bad| bad);
+        match w.as_slice() {
             ["end"] | ["e"] => keep(&|a| a == Act::End),
-            ["pick", n] | ["p", n] => {
-                let n = pick(n)?;
-                keep(&|a| a == Act::Pick { space: n })
-            }
-            [p] if p.len() >= 2 && p.starts_with('p') && pick(&p[1..]).is_some() => {
-                let n = pick(&p[1..])?;
-                keep(&|a| a == Act::Pick { space: n })
-            }
-            ["s" | "supply", to] => {
+            ["pick", n] | ["p", n] => pick(n),
+            [p] if p.len() >= 2 && p.starts_with('p') && p[1..].bytes().all(|b| b.is_ascii_digit()) => pick(&p[1..]),
+            ["s" | "supply", to] => either(sq(to).map(|to| keep(&|a| a == Act::Move { from: None, to }))),
+            ["steal", at] => either(sq(at).map(|at| keep(&|a| matches!(a, Act::Steal { square, .. } if square == at)))),
+            [from, to] if square_like(from) && square_like(to) => either(sq(from).and_then(|from| {
                 let to = sq(to)?;
-                keep(&|a| a == Act::Move { from: None, to })
-            }
-            ["steal", at] => {
-                let at = sq(at)?;
-                keep(&|a| matches!(a, Act::Steal { square, .. } if square == at))
-            }
-            [from, to] => {
-                let (from, to) = (sq(from)?, sq(to)?);
-                keep(&|a| match a {
+                Ok(keep(&|a| match a {
                     Act::Move { from: Some(f), to: t } => f == from && t == to,
                     Act::Good { from: f, to: t, .. } => f == from && t == to,
                     _ => false,
-                })
-            }
-            [at] => {
-                let at = sq(at)?;
+                }))
+            })),
+            [at] if square_like(at) => either(sq(at).map(|at| {
                 let space = space_of(at);
                 keep(&|a| match a {
                     Act::Move { from: None, to } => to == at,
@@ -602,8 +636,12 @@ impl PlayInput for caravan_core::Caravan {
                     Act::Steal { square, .. } => square == at,
                     _ => false,
                 })
-            }
-            _ => return None,
-        })
+            })),
+            _ => Shorthand::No,
+        }
+    }
+
+    fn typing(lang: Lang) -> Option<&'static str> {
+        Some(caravan_texts(lang).typing)
     }
 }

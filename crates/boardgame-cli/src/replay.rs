@@ -19,13 +19,10 @@ pub struct ReplayArgs {
     #[arg(long)]
     step: bool,
     /// The language of the words each action is told in: `en` or `ru`
-    /// (the notation follows in brackets).
-    #[arg(long, value_parser = parse_lang, default_value = "en")]
-    lang: Lang,
-}
-
-fn parse_lang(text: &str) -> Result<Lang, String> {
-    Lang::from_tag(text).ok_or_else(|| format!("the languages are `en` and `ru`, got `{text}`"))
+    /// (by default the one of the environment's `LC_ALL`, `LC_MESSAGES` or
+    /// `LANG`, else English, as `play`); the notation follows in brackets.
+    #[arg(long, value_parser = crate::lang::parse_lang)]
+    lang: Option<Lang>,
 }
 
 /// Runs `boardgame replay`.
@@ -39,8 +36,9 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let header = RecordHeader::from_json(&text).map_err(|e| CliError::Runtime(explain(&name, &text, &e)))?;
     let game = GameName::from_engine(&header.engine)
         .ok_or_else(|| CliError::Runtime(format!("{name}: unknown engine `{}` in the record", header.engine)))?;
+    let lang = args.lang.unwrap_or_else(crate::lang::env_lang);
     let interactive = args.step && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    with_game!(game, G => replay::<G>(&name, &text, args.step, interactive, args.lang))
+    with_game!(game, G => replay::<G>(&name, &text, args.step, interactive, lang))
 }
 
 /// The error message for a record that does not replay: the file, the step

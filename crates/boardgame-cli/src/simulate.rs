@@ -6,10 +6,11 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 pub use boardgame_sim::simulate::*;
 
@@ -74,7 +75,8 @@ pub struct SimulateArgs {
     /// Play only the I-th of K disjoint seed ranges (I from 0), to merge later.
     #[arg(long, value_name = "I/K", value_parser = parse_shard)]
     shard: Option<Shard>,
-    /// Print mergeable JSON results instead of the table.
+    /// Print mergeable JSON results instead of the table (every field:
+    /// docs/simulate-json.md).
     #[arg(long)]
     json: bool,
     /// Agent i always plays seat i (default: agents rotate through the seats).
@@ -91,6 +93,9 @@ pub struct DemoArgs {
     /// Games of each game.
     #[arg(long, short = 'n', default_value_t = 1000)]
     games: u64,
+    /// The first game's seed; game i is played from seed + i.
+    #[arg(long, short = 's', default_value_t = 0)]
+    seed: u64,
     /// Worker threads (default: every core). Results do not depend on it.
     #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
@@ -111,7 +116,7 @@ pub fn demo(args: DemoArgs) -> Result<(), CliError> {
         opts: GameOpts { players: None, config: None },
         games: args.games,
         agents: "random".into(),
-        seed: 0,
+        seed: args.seed,
         threads: args.threads,
         shard: None,
         json: false,
@@ -167,9 +172,10 @@ fn run_plan(args: &SimulateArgs, plan: &[(GameName, String)]) -> Result<(), CliE
             shard: args.shard,
             fixed_seats: args.fixed_seats,
         };
-        let bar = progress_bar(0, game.cli_name(), args.quiet);
-        let results = simulate_spec_with(&spec, &Bar(&bar))?;
-        bar.finish_and_clear();
+        // drawn at its end when finished, cleared if an error returns first
+        let bar = Ticker::new(game.cli_name(), args.quiet);
+        let results = simulate_spec_with(&spec, &bar)?;
+        bar.finish();
         let secs = started.elapsed().as_secs_f64();
         if args.json {
             writeln!(stdout, "{}", to_json(&results))?;
@@ -210,10 +216,13 @@ impl Target {
 }
 
 fn threads(args: &SimulateArgs) -> usize {
-    match args.threads {
-        Some(t) => t as usize,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(MAX_THREADS),
-    }
+    args.threads.map_or_else(every_core, |t| t as usize)
+}
+
+/// The default of every command's `--threads`: one worker per core (at
+/// most [`MAX_THREADS`]).
+pub fn every_core() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(MAX_THREADS)
 }
 
 /// Runs `boardgame merge`.
@@ -238,30 +247,201 @@ pub fn merge(args: MergeArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A progress bar as a simulation's [`Progress`].
-struct Bar<'a>(&'a ProgressBar);
+/// A progress bar of games on stderr that ends on its true count. It shows
+/// nothing until the run says how many games it plays (no `0/0` frame);
+/// [`Ticker::finish`] draws the last count (`40/40 games, 2s`) and leaves
+/// it; a ticker dropped unfinished (the run failed) is cleared, so neither
+/// a stale count nor a false `40/40` stands above the error.
+///
+/// Why a plain `indicatif` bar stopped at `39/40`: `inc` draws only when
+/// its rate limit allows (a burst, then one draw a millisecond), so the
+/// last games are often not drawn, and `finish_and_clear` then removed the
+/// bar without ever drawing the end.
+pub struct Ticker {
+    bar: ProgressBar,
+    /// Where the bar draws once its length is known; `None`: hidden.
+    target: Mutex<Option<ProgressDrawTarget>>,
+}
 
-impl Progress for Bar<'_> {
-    fn start(&self, games: u64) {
-        self.0.set_length(games);
+impl Ticker {
+    /// A bar named `prefix` on stderr; hidden when `quiet` or when stderr is
+    /// no terminal (so logs and pipes stay clean).
+    pub fn new(prefix: &'static str, quiet: bool) -> Ticker {
+        let target = (!quiet && std::io::stderr().is_terminal()).then(ProgressDrawTarget::stderr);
+        Ticker::drawing_to(prefix, target)
     }
 
-    fn game(&self) {
-        self.0.inc(1);
+    /// A bar named `prefix` that draws to `target` (`None`: nowhere) once
+    /// [`Ticker::start`] gives its length.
+    pub fn drawing_to(prefix: &'static str, target: Option<ProgressDrawTarget>) -> Ticker {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
+        let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})")
+            .map(|s| s.progress_chars("=> "))
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.set_prefix(prefix);
+        Ticker { bar, target: Mutex::new(target) }
+    }
+
+    /// `games` games will be played: the bar shows, at 0.
+    pub fn start(&self, games: u64) {
+        self.bar.set_length(games);
+        if let Some(target) = self.target.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            self.bar.set_draw_target(target);
+        }
+        self.bar.tick();
+    }
+
+    /// One more game was played.
+    pub fn tick(&self) {
+        self.bar.inc(1);
+    }
+
+    /// Every game was played: the bar is drawn at its end and left on the
+    /// screen.
+    pub fn finish(self) {
+        self.bar.finish();
     }
 }
 
-/// A progress bar of `len` games on stderr, named `prefix`; hidden when
-/// `quiet` or when stderr is no terminal (so logs and pipes stay clean).
-pub fn progress_bar(len: u64, prefix: &'static str, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
+impl Drop for Ticker {
+    /// Clears a bar left unfinished (after [`Ticker::finish`], a no-op).
+    fn drop(&mut self) {
+        if !self.bar.is_finished() {
+            self.bar.finish_and_clear();
+        }
     }
-    let bar = ProgressBar::new(len);
-    let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})")
-        .map(|s| s.progress_chars("=> "))
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar.set_prefix(prefix);
-    bar
+}
+
+impl Progress for Ticker {
+    fn start(&self, games: u64) {
+        Ticker::start(self, games);
+    }
+
+    fn game(&self) {
+        self.tick();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use indicatif::{ProgressDrawTarget, TermLike};
+
+    use super::Ticker;
+
+    /// A terminal in memory: the rows on the screen and the cursor.
+    #[derive(Debug, Default)]
+    struct Screen {
+        rows: Vec<String>,
+        row: usize,
+        col: usize,
+    }
+
+    #[derive(Debug, Clone, Default)]
+    struct Term(Arc<Mutex<Screen>>);
+
+    impl Term {
+        fn text(&self) -> String {
+            let s = self.0.lock().unwrap();
+            s.rows.iter().map(|r| r.trim_end()).filter(|r| !r.is_empty()).collect::<Vec<_>>().join("\n")
+        }
+
+        fn target(&self) -> ProgressDrawTarget {
+            // No rate limit: every change is drawn.
+            ProgressDrawTarget::term_like(Box::new(self.clone()))
+        }
+    }
+
+    impl TermLike for Term {
+        fn width(&self) -> u16 {
+            120
+        }
+        fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+            let mut s = self.0.lock().unwrap();
+            s.row = s.row.saturating_sub(n);
+            Ok(())
+        }
+        fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+            self.0.lock().unwrap().row += n;
+            Ok(())
+        }
+        fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+            self.0.lock().unwrap().col += n;
+            Ok(())
+        }
+        fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+            let mut s = self.0.lock().unwrap();
+            s.col = s.col.saturating_sub(n);
+            Ok(())
+        }
+        fn write_line(&self, line: &str) -> std::io::Result<()> {
+            self.write_str(line)?;
+            let mut s = self.0.lock().unwrap();
+            s.row += 1;
+            s.col = 0;
+            Ok(())
+        }
+        fn write_str(&self, text: &str) -> std::io::Result<()> {
+            let mut s = self.0.lock().unwrap();
+            let (row, col) = (s.row, s.col);
+            if s.rows.len() <= row {
+                s.rows.resize(row + 1, String::new());
+            }
+            let mut line: Vec<char> = s.rows[row].chars().collect();
+            line.resize(line.len().max(col), ' ');
+            line.truncate(col);
+            line.extend(text.chars());
+            s.rows[row] = line.into_iter().collect();
+            s.col = col + text.chars().count();
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            let mut s = self.0.lock().unwrap();
+            let row = s.row;
+            if let Some(r) = s.rows.get_mut(row) {
+                r.clear();
+            }
+            s.col = 0;
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The bar ends on its true count: 40 games played in a burst (whose
+    /// last ticks the bar's rate limit does not draw) end on `40/40`; a
+    /// run that fails after 39 games leaves no bar; nothing shows before
+    /// the length is known.
+    #[test]
+    fn a_ticker_ends_on_its_true_count() {
+        let term = Term::default();
+        let ticker = Ticker::drawing_to("caravan", Some(term.target()));
+        assert_eq!(term.text(), "", "no 0/0 frame before the length is known");
+        ticker.start(40);
+        assert!(term.text().starts_with("caravan [") && term.text().contains(" 0/40 games"), "{}", term.text());
+        for _ in 0..40 {
+            ticker.tick();
+        }
+        ticker.finish();
+        let end = term.text();
+        assert!(end.starts_with("caravan [==============================] 40/40 games"), "{end}");
+
+        let term = Term::default();
+        let ticker = Ticker::drawing_to("korovan", Some(term.target()));
+        ticker.start(40);
+        for _ in 0..39 {
+            ticker.tick();
+        }
+        // the run fails at its 40th game: the ticker is dropped unfinished
+        drop(ticker);
+        assert_eq!(term.text(), "", "a failed run leaves neither 39/40 nor a false 40/40 above its error");
+        // a hidden ticker (quiet, or no terminal) counts without drawing
+        let hidden = Ticker::drawing_to("nim", None);
+        hidden.start(3);
+        hidden.tick();
+        drop(hidden);
+    }
 }

@@ -20,7 +20,7 @@ pub struct TrainArgs {
     opts: GameOpts,
     /// Where to write the weights (the engines read theirs from
     /// `crates/<game>-core/weights/<game>.bgnn`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short = 'o', value_name = "FILE")]
     out: PathBuf,
     /// Where to write the learning curve, as JSON.
     #[arg(long, value_name = "FILE")]
@@ -36,7 +36,7 @@ pub struct TrainArgs {
     #[arg(long, default_value = "128,128", value_delimiter = ',')]
     hidden: Vec<usize>,
     /// The seed of the weights, the games and the shuffles.
-    #[arg(long, short = 's', default_value_t = 1)]
+    #[arg(long, short = 's', default_value_t = 0)]
     seed: u64,
     /// Distillation: the teacher at every seat (`none` skips the phase).
     #[arg(long, default_value = "ismcts-h:200")]
@@ -104,10 +104,10 @@ pub struct TrainArgs {
     /// Learning curve: a point every this many self-play rounds.
     #[arg(long, default_value_t = 10)]
     eval_every: usize,
-    /// Worker threads of the learning curve's games (training itself is
-    /// single-threaded).
-    #[arg(long, short = 't', default_value_t = 1)]
-    threads: usize,
+    /// Worker threads of the learning curve's games (default: every core;
+    /// training itself is single-threaded). Results do not depend on it.
+    #[arg(long, short = 't', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
     /// A tiny run for CI: a 16-unit network, a few games, a few rounds.
     #[arg(long)]
     quick: bool,
@@ -180,7 +180,7 @@ fn options(args: &TrainArgs) -> Result<TrainOptions, CliError> {
         eval_games: args.eval_games,
         eval_against: args.eval_against.clone(),
         eval_every: args.eval_every,
-        threads: args.threads.max(1),
+        threads: args.threads.map_or_else(boardgame_cli::simulate::every_core, |t| t as usize),
     };
     if args.quick {
         o.hidden = vec![16];

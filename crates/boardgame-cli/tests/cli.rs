@@ -13,6 +13,8 @@ use serde_json::Value;
 fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
         .args(args)
+        // English whatever the machine's locale (`play` and `replay` follow it).
+        .env("LC_ALL", "C")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -131,10 +133,71 @@ fn play_caravan_to_the_end_with_an_illegal_action_and_replay_it() {
     let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.contains("Not legal now"), "{out}");
-    assert!(out.contains("Not a command or an action"), "{out}");
+    assert!(out.contains("`move` is not a command or a move. Type a move as `c4 d4`"), "{out}");
     assert!(out.contains("The game is over"), "{out}");
     let replay = ok(&["replay", path_str(&record), "--step"]);
     assert!(replay.contains("max_turns end"), "{replay}");
+}
+
+/// Issue 30, item 7: `replay --lang` defaults to the environment's
+/// language, as `play --lang` does (it was English whatever the locale).
+#[test]
+fn replay_follows_the_locale_as_play_does() {
+    let record = scratch("locale.json");
+    let o = run(&["play", "caravan", "-p", "2", "-s", "4", "--record", path_str(&record)], "quit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let replay = |lang: &str, args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+            .args([&["replay", path_str(&record)][..], args].concat())
+            .env("LC_ALL", lang)
+            .output()
+            .expect("runs");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    assert!(replay("ru_RU.UTF-8", &[]).contains("Из мешка: товар"), "{}", replay("ru_RU.UTF-8", &[]));
+    assert!(replay("C", &[]).contains("Draw "));
+    assert!(replay("ru_RU.UTF-8", &["--lang", "en"]).contains("Draw "));
+    // `play` reads the same environment
+    let o = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+        .args(["play", "caravan", "-p", "2", "-s", "4"])
+        .env("LC_ALL", "ru_RU.UTF-8")
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert!(stdout(&o).contains("Из мешка: товар"), "{}", stdout(&o));
+}
+
+/// Issue 30, item 8: the terminal Caravan game says `seat 0` (never `P0`)
+/// and counts one in the singular; a line that is no move says what a move
+/// looks like, a word in a square's place that is no square says what a
+/// square is, and a pick-up of a space that does not exist names the
+/// spaces there are (1 to 8), in both languages.
+#[test]
+fn play_caravan_says_seats_and_what_was_expected() {
+    let script = "pick 9\np0\npick x\nz9 c4\ns q1\nfoo bar\nquit\n";
+    let o = run(&["play", "caravan", "-p", "2", "-s", "5", "--lang", "en"], script);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!out.contains("P0") && !out.contains("P1"), "a seat is `seat N`:\n{out}");
+    assert!(out.contains("Caravan: turn 0, seat 0 to move, 1 of 1 action left"), "{out}");
+    assert!(out.contains("seat 0: 0 points;"), "{out}");
+    for expected in [
+        "There is no numbered space `9`: the numbered spaces are 1 to 8, like `pick 3`.",
+        "There is no numbered space `0`: the numbered spaces are 1 to 8, like `pick 3`.",
+        "There is no numbered space `x`: the numbered spaces are 1 to 8, like `pick 3`.",
+        "`z9` is not a square: a square is a column a to g and a row 1 to 7, like `c4`.",
+        "`q1` is not a square: a square is a column a to g and a row 1 to 7, like `c4`.",
+        "`foo bar` is not a command or a move. Type a move as `c4 d4` (a camel or a good from c4 to d4), `s c4`",
+        "You left the game after 8 actions.",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    let o = run(&["play", "caravan", "-p", "2", "-s", "5", "--lang", "ru"], script);
+    let out = stdout(&o);
+    assert!(out.contains("Нет места с номером `9`: места пронумерованы от 1 до 8"), "{out}");
+    assert!(out.contains("`z9` — не клетка"), "{out}");
+    assert!(out.contains("`foo bar` — не команда и не ход. Ход вводится как `c4 d4`"), "{out}");
 }
 
 #[test]
@@ -250,6 +313,62 @@ fn the_main_command_simulates_both_games() {
     assert!(out.contains("0: heuristic"), "{out}");
     let all = ok(&["simulate", "all", "-n", "6", "-t", "1"]);
     assert!(all.contains("korovan ·") && all.contains("caravan ·"), "{all}");
+}
+
+/// Issue 30, item 9: `simulate --json` gives each row its `share` beside
+/// the exact units, and the rows by agent name; the shares of a game's
+/// seats add up to 1; the table pools a repeated name and says why its
+/// rows differ (seats rotate in step); every field is documented in
+/// docs/simulate-json.md.
+#[test]
+fn simulate_json_has_shares_and_rows_by_name_and_is_documented() {
+    let out = ok(&["simulate", "korovan", "-n", "20", "-a", "heuristic,random", "--json"]);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["format"], "boardgame-simulate/1", "the version stays: the fields are added");
+    for rows in ["by_agent", "by_seat", "by_name"] {
+        let rows = v[rows].as_array().expect("rows");
+        for row in rows {
+            let (units, games) = (row["share_units"].as_u64().unwrap(), row["games"].as_u64().unwrap());
+            let share = row["share"].as_f64().expect("a share");
+            assert_eq!(share, units as f64 / (games as f64 * 720_720.0), "{row}");
+        }
+    }
+    for rows in ["by_agent", "by_seat"] {
+        let units: u64 = v[rows].as_array().unwrap().iter().map(|r| r["share_units"].as_u64().unwrap()).sum();
+        assert_eq!(units, 20 * 720_720, "{rows}: every game shares out exactly one win");
+    }
+    let names = v["by_name"].as_array().expect("by_name");
+    let pooled: Vec<(&str, u64, u64)> = names
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["entrants"].as_u64().unwrap(), r["games"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(pooled, [("heuristic", 1, 20), ("random", 4, 80)]);
+    let random_wins: u64 = v["by_agent"].as_array().unwrap()[1..].iter().map(|r| r["wins"].as_u64().unwrap()).sum();
+    assert_eq!(names[1]["wins"].as_u64(), Some(random_wins));
+    // merge reads its own output and writes the same
+    let path = scratch("shares.json");
+    std::fs::write(&path, &out).expect("write");
+    assert_eq!(ok(&["merge", "--json", path_str(&path)]), out);
+
+    let table = ok(&["simulate", "korovan", "-n", "20", "-a", "heuristic,random"]);
+    assert!(table.contains("by name\n") && table.contains("  random ×4 "), "{table}");
+    assert!(table.contains("note: seats rotate in step (agent i plays seat (i + seed) mod 5)"), "{table}");
+    let table = ok(&["simulate", "korovan", "-n", "20", "-a", "heuristic,random", "--fixed-seats"]);
+    assert!(table.contains("note: fixed seats (agent i always plays seat i)"), "{table}");
+    let table = ok(&["simulate", "korovan", "-p", "3", "-n", "4", "-a", "heuristic,random,flatmc:4"]);
+    assert!(!table.contains("note:") && !table.contains("by name"), "{table}");
+
+    // every field written is documented, as `field`
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/simulate-json.md"))
+        .expect("docs/simulate-json.md");
+    let mut fields: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    for rows in ["by_agent", "by_name"] {
+        fields.extend(v[rows][0].as_object().unwrap().keys().cloned());
+    }
+    for field in fields {
+        assert!(doc.contains(&format!("| `{field}`")), "docs/simulate-json.md does not document `{field}`");
+    }
+    assert!(doc.contains("720720 is lcm(1, 2, …, 16)"), "the unit is explained");
 }
 
 #[test]
@@ -417,6 +536,41 @@ fn perft_counts_equal_the_library() {
     let start = seeded_start::<Caravan>(&c2, 7, 0);
     assert!(matches!(start.turn(), Turn::Player(0)));
     assert_eq!(perft_counts(&out), library_counts(&start, 2));
+}
+
+/// The columns of a `perft` row: the sequences, those whose last action is
+/// a chance outcome, those whose last action is a decision.
+fn perft_rows(out: &str) -> Vec<[u64; 3]> {
+    out.lines()
+        .filter(|l| l.starts_with("depth"))
+        .map(|l| {
+            let mut n = l.split(':').nth(1).expect("a row").split_whitespace().map(|w| w.parse().expect("a number"));
+            [n.next().unwrap(), n.next().unwrap(), n.next().unwrap()]
+        })
+        .collect()
+}
+
+/// Issue 30, item 8: `perft` counts chance outcomes as actions (the kit's
+/// perft), and says so: each depth splits its count by the last action's
+/// kind, and from Caravan's initial position (the deal) a note says that no
+/// sequence reached a decision and how to start at one.
+#[test]
+fn perft_says_what_it_counts() {
+    let out = ok(&["perft", "caravan", "-p", "2", "--depth", "3"]);
+    assert!(out.contains("chance outcomes (deals, draws) as well as decisions"), "{out}");
+    assert_eq!(perft_rows(&out), [[8, 8, 0], [64, 64, 0], [512, 512, 0]], "{out}");
+    assert!(out.contains("note: every sequence counted is chance outcomes alone (the deal)"), "{out}");
+    assert!(out.contains("--seed S"), "{out}");
+
+    let out = ok(&["perft", "caravan", "-p", "2", "--depth", "2", "--seed", "7"]);
+    let rows = perft_rows(&out);
+    assert!(rows.iter().all(|&[n, c, d]| n == c + d && d > 0), "{out}");
+    assert!(!out.contains("note:"), "{out}");
+    // Korovan deals two actions, then a seat decides: no note once a depth
+    // reaches the decisions.
+    let out = ok(&["perft", "korovan", "-p", "3", "--depth", "3"]);
+    assert_eq!(perft_rows(&out), [[6, 6, 0], [36, 36, 0], [216, 0, 216]], "{out}");
+    assert!(!out.contains("note:"), "{out}");
 }
 
 // --------------------------------------------------- bench, exit codes

@@ -134,7 +134,7 @@ fn caravan_by_coordinates_fits_a_50_line_screen() {
     let s = tmux.prompt(Some("docs/rules/caravan.md"));
     assert!(s.len() <= ROWS);
     // The turn ends by keyword, and the next turn fits too.
-    if s.iter().any(|l| l.contains("P0 to move")) {
+    if s.iter().any(|l| l.contains("seat 0 to move")) {
         tmux.send("end");
         let s = tmux.prompt(Some("seat 0 (you): End the turn"));
         check_fits(&s);

@@ -268,9 +268,114 @@ fn tally<G: SimGame>(extra: &Mutex<Extra>, state: &G, seats: usize) {
     }
 }
 
-/// `r` as the JSON text `simulate --json` and `merge --json` print.
+/// `r` as the JSON text `simulate --json` and `merge --json` print
+/// (`docs/simulate-json.md`): the fields of [`SimResults`], and beside them
+/// what is derived from its sums — each row's `share` (its mean win share,
+/// a float: `share_units / (games × SHARE_UNIT)`) and `by_name`, the rows
+/// of [`by_name`]. The derived fields are written, never read: a merge
+/// reads the integer sums and writes them again.
 pub fn to_json(r: &SimResults) -> String {
-    serde_json::to_string_pretty(r).unwrap_or_default()
+    // Every field, in the order of the struct (the destructuring does not
+    // compile when a field is added and not written here).
+    let SimResults {
+        format,
+        engine,
+        rules_version,
+        config,
+        agents,
+        rotate_seats,
+        seeds,
+        games,
+        by_agent,
+        by_seat,
+        length_sum,
+        progress_unit,
+        progress_sum,
+        ends,
+    } = r;
+    let rows = |rows: &[EntrantStats]| -> Vec<Row> {
+        rows.iter().map(|e| Row { stats: e.clone(), entrants: None, share: e.win_share() }).collect()
+    };
+    let names = by_name(r)
+        .into_iter()
+        .map(|g| Row { share: g.stats.win_share(), entrants: Some(g.entrants), stats: g.stats })
+        .collect();
+    let written = Written {
+        format,
+        engine,
+        rules_version: *rules_version,
+        config,
+        agents,
+        rotate_seats: *rotate_seats,
+        seeds,
+        games: *games,
+        by_agent: rows(by_agent),
+        by_seat: rows(by_seat),
+        by_name: names,
+        length_sum: *length_sum,
+        progress_unit,
+        progress_sum: *progress_sum,
+        ends,
+    };
+    serde_json::to_string_pretty(&written).unwrap_or_default()
+}
+
+/// What [`to_json`] writes: [`SimResults`] with the derived fields.
+#[derive(Serialize)]
+struct Written<'a> {
+    format: &'a str,
+    engine: &'a str,
+    rules_version: u32,
+    config: &'a Value,
+    agents: &'a [String],
+    rotate_seats: bool,
+    seeds: &'a [[u128; 2]],
+    games: u64,
+    by_agent: Vec<Row>,
+    by_seat: Vec<Row>,
+    by_name: Vec<Row>,
+    length_sum: u64,
+    progress_unit: &'a str,
+    progress_sum: u64,
+    ends: &'a BTreeMap<String, u64>,
+}
+
+/// A row as written: its sums, then (for a `by_name` row) how many
+/// entrants it pools, then its mean win share.
+#[derive(Serialize)]
+struct Row {
+    #[serde(flatten)]
+    stats: EntrantStats,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entrants: Option<usize>,
+    share: f64,
+}
+
+/// The per-agent rows of one agent name, pooled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameStats {
+    /// How many entrants carry the name.
+    pub entrants: usize,
+    /// Their rows added up (`games` counts entrant-games: `entrants × games`).
+    pub stats: EntrantStats,
+}
+
+/// The per-agent rows grouped by agent name, in the order each name first
+/// appears: `heuristic,random` in a 5-player game gives `heuristic` (1
+/// entrant) and `random` (4 entrants, their 4 rows added up). The mean win
+/// share of a group is that of one of its entrants' seats, averaged.
+pub fn by_name(r: &SimResults) -> Vec<NameStats> {
+    let mut groups: Vec<NameStats> = Vec::new();
+    for e in &r.by_agent {
+        match groups.iter_mut().find(|g| g.stats.name == e.name) {
+            Some(g) => {
+                g.entrants += 1;
+                g.stats.merge(e);
+            }
+            None => groups.push(NameStats { entrants: 1, stats: e.clone() }),
+        }
+    }
+    groups
 }
 
 fn pct(x: f64) -> String {
@@ -292,14 +397,19 @@ pub fn table(r: &SimResults) -> String {
         if ranges.is_empty() { "none".to_string() } else { ranges.join(", ") },
         if r.rotate_seats { "agents rotate seats" } else { "fixed seats" }
     );
+    // the rows by agent name, shown when a name repeats
+    let names = by_name(r);
+    let repeated = names.iter().any(|g| g.entrants > 1);
+    let pooled: &[NameStats] = if repeated { &names } else { &[] };
     let labels: Vec<String> = r
         .by_agent
         .iter()
         .enumerate()
         .map(|(i, e)| format!("  {i}: {}", e.name))
         .chain(r.by_seat.iter().map(|e| format!("  {}", e.name)))
+        .chain(pooled.iter().map(|g| format!("  {} ×{}", g.stats.name, g.entrants)))
         .collect();
-    let w = labels.iter().map(String::len).max().unwrap_or(0).max(10);
+    let w = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(10);
     let row = |label: &str, e: &EntrantStats| {
         let (lo, hi) = e.win_interval();
         format!(
@@ -321,9 +431,16 @@ pub fn table(r: &SimResults) -> String {
         "{:<w$} {:>7} {:>7} {:>7} {:>9}  {:<16} {:>9}  {:<16} {:>10}\n",
         "by agent", "games", "wins", "draws", "win rate", "95% interval", "share", "95% interval", "mean score"
     ));
-    let (agent_labels, seat_labels) = labels.split_at(r.by_agent.len());
+    let (agent_labels, rest) = labels.split_at(r.by_agent.len());
+    let seat_labels = &rest[..r.by_seat.len().min(rest.len())];
     for (label, e) in agent_labels.iter().zip(&r.by_agent) {
         s.push_str(&row(label, e));
+    }
+    if repeated {
+        s.push_str("by name\n");
+        for g in pooled {
+            s.push_str(&row(&format!("  {} ×{}", g.stats.name, g.entrants), &g.stats));
+        }
     }
     s.push_str("by seat\n");
     for (label, e) in seat_labels.iter().zip(&r.by_seat) {
@@ -335,6 +452,9 @@ pub fn table(r: &SimResults) -> String {
         mean(r.progress_sum, r.games),
         r.progress_unit
     ));
+    if repeated {
+        s.push_str(&seats_note(r));
+    }
     if !r.ends.is_empty() {
         let show = |(k, n): (&String, &u64)| format!("{k} {n} ({})", pct(mean(*n, r.games)));
         let guards: Vec<String> = r.ends.iter().filter(|(k, _)| *k != "natural").map(show).collect();
@@ -344,6 +464,26 @@ pub fn table(r: &SimResults) -> String {
         }
     }
     s
+}
+
+/// The note under a table where several entrants carry one agent name: why
+/// their rows differ although the agents are the same.
+fn seats_note(r: &SimResults) -> String {
+    let n = r.by_seat.len();
+    if r.rotate_seats {
+        let first = r.agents.first().map_or("", String::as_str);
+        let next = r.agents.get(1).map_or("", String::as_str);
+        format!(
+            "note: seats rotate in step (agent i plays seat (i + seed) mod {n}): every agent plays every seat \
+             as often, but always in the same seats relative to the others (agent 1, {next}, always sits in the \
+             seat after agent 0, {first}), so rows of one name differ by that position (and chance), not by \
+             skill; `by name` pools them\n"
+        )
+    } else {
+        "note: fixed seats (agent i always plays seat i): rows of one name differ by the advantage of their \
+         seats (and chance), not by skill; `by name` pools them\n"
+            .to_string()
+    }
 }
 
 /// Checks that `r` is a result `simulate` could have written: sorted,
@@ -584,6 +724,60 @@ mod tests {
             progress_sum: 4,
             ends: BTreeMap::from([("natural".to_string(), 1)]),
         }
+    }
+
+    /// The JSON adds, beside the sums, each row's `share` and the rows by
+    /// agent name; it reads back (the derived fields ignored) to the same
+    /// results, and results written before those fields existed read too.
+    #[test]
+    fn the_json_adds_shares_and_rows_by_name_and_reads_back() {
+        let mut r = results([0, 10], 3);
+        r.agents = vec!["heuristic".into(), "random".into(), "random".into()];
+        r.by_agent = ["heuristic", "random", "random"]
+            .iter()
+            .zip([5, 2, 3])
+            .map(|(name, wins)| EntrantStats {
+                name: (*name).into(),
+                games: 10,
+                wins,
+                draws: 0,
+                score_sum: 7,
+                share_units: wins * SHARE_UNIT,
+            })
+            .collect();
+        r.by_seat.push(EntrantStats { name: "seat 2".into(), ..r.by_seat[0].clone() });
+        let text = to_json(&r);
+        assert!(text.starts_with("{\n  \"format\": \"boardgame-simulate/1\""), "{text}");
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let shares: Vec<f64> = v["by_agent"].as_array().unwrap().iter().map(|e| e["share"].as_f64().unwrap()).collect();
+        assert_eq!(shares, [0.5, 0.2, 0.3]);
+        assert_eq!(v["by_agent"][1]["share_units"], 2 * SHARE_UNIT);
+        assert!(v["by_agent"][0].get("entrants").is_none());
+        assert_eq!(v["by_seat"][0]["share"], 0.0);
+        let names = v["by_name"].as_array().unwrap();
+        assert_eq!(names.len(), 2);
+        assert_eq!((names[0]["name"].as_str(), names[0]["entrants"].as_u64()), (Some("heuristic"), Some(1)));
+        assert_eq!((names[1]["name"].as_str(), names[1]["entrants"].as_u64()), (Some("random"), Some(2)));
+        assert_eq!((names[1]["games"].as_u64(), names[1]["wins"].as_u64()), (Some(20), Some(5)));
+        assert_eq!(names[1]["share_units"], 5 * SHARE_UNIT);
+        assert_eq!(names[1]["share"], 0.25);
+        // read back: the derived fields are ignored, the sums are the same
+        assert_eq!(parse_results(&text).unwrap(), r);
+        // results written before `share` and `by_name` existed
+        let old = serde_json::to_string(&r).unwrap();
+        assert!(!old.contains("by_name") && !old.contains("\"share\""));
+        assert_eq!(parse_results(&old).unwrap(), r);
+        // the table pools them too, and says why rows of one name differ
+        let t = table(&r);
+        assert!(t.contains("by name\n") && t.contains("  random ×2 "), "{t}");
+        assert!(t.contains("note: seats rotate in step (agent i plays seat (i + seed) mod 3)"), "{t}");
+        assert!(t.contains("(agent 1, random, always sits in the seat after agent 0, heuristic)"), "{t}");
+        r.rotate_seats = false;
+        assert!(table(&r).contains("note: fixed seats (agent i always plays seat i)"), "{}", table(&r));
+        r.agents[2] = "flatmc:5".into();
+        r.by_agent[2].name = "flatmc:5".into();
+        let t = table(&r);
+        assert!(!t.contains("by name") && !t.contains("note:"), "{t}");
     }
 
     #[test]

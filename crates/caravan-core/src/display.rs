@@ -13,6 +13,11 @@ use crate::state::{Caravan, Cargo, EndKind};
 
 const CELL: usize = 9;
 
+/// `n` and the noun that goes with it: `1 point`, `0 points`, `-1 points`.
+fn count(n: i64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 impl fmt::Display for Caravan {
     /// The board: one cell per square with two lines. The first shows the
     /// terrain — `@R1` the city that wants R1, `#3` numbered space 3 with the
@@ -27,8 +32,8 @@ impl fmt::Display for Caravan {
         match self.whose_turn() {
             Turn::Terminal => writeln!(
                 f,
-                "Caravan: game over after {} turns ({} end)",
-                self.turn_index,
+                "Caravan: game over after {} ({} end)",
+                count(i64::from(self.turn_index), "turn", "turns"),
                 match self.end {
                     Some(EndKind::Natural) => "natural",
                     Some(EndKind::MaxTurns) => "max_turns",
@@ -38,18 +43,18 @@ impl fmt::Display for Caravan {
             )?,
             Turn::Chance => writeln!(
                 f,
-                "Caravan: turn {}, P{} to move, {} of {} actions left; drawing goods from the bag",
+                "Caravan: turn {}, seat {} to move, {} of {} left; drawing goods from the bag",
                 self.turn_index,
                 self.to_move(),
                 self.left,
-                allowance(self.turn_index)
+                count(i64::from(allowance(self.turn_index)), "action", "actions")
             )?,
             Turn::Player(p) => writeln!(
                 f,
-                "Caravan: turn {}, P{p} to move, {} of {} actions left",
+                "Caravan: turn {}, seat {p} to move, {} of {} left",
                 self.turn_index,
                 self.left,
-                allowance(self.turn_index)
+                count(i64::from(allowance(self.turn_index)), "action", "actions")
             )?,
         }
         write!(f, "   ")?;
@@ -107,8 +112,8 @@ impl fmt::Display for Caravan {
         for p in 0..n {
             for (s, cargo) in self.camels_on_board(p) {
                 match cargo {
-                    Cargo::Top(k) => carried.push(format!("{s} P{p}^{k}")),
-                    Cargo::Under(k) => carried.push(format!("{s} P{p}v{k}")),
+                    Cargo::Top(k) => carried.push(format!("{s} seat {p} ^{k}")),
+                    Cargo::Under(k) => carried.push(format!("{s} seat {p} v{k}")),
                     Cargo::Empty => {}
                 }
             }
@@ -121,7 +126,13 @@ impl fmt::Display for Caravan {
             .filter(|k| self.bag[**k as usize] > 0)
             .map(|k| format!("{k}x{}", self.bag[*k as usize]))
             .collect();
-        writeln!(f, "bag: {} goods [{}]; picks since refill: {}", self.bag_total, bag.join(" "), self.picks)?;
+        writeln!(
+            f,
+            "bag: {} [{}]; picks since refill: {}",
+            count(i64::from(self.bag_total), "good", "goods"),
+            bag.join(" "),
+            self.picks
+        )?;
         for p in 0..n {
             let pile: Vec<String> = (0..KINDS)
                 .filter(|&k| self.delivered[p][k] > 0)
@@ -129,12 +140,12 @@ impl fmt::Display for Caravan {
                 .collect();
             writeln!(
                 f,
-                "P{p}: {} points; delivered [{}]; {} demand, {} theft markers; {} camels in supply{}",
-                self.points(p),
+                "seat {p}: {}; delivered [{}]; markers: {} demand, {} theft; {} in supply{}",
+                count(i64::from(self.points(p)), "point", "points"),
                 pile.join(" "),
                 self.demand[p],
                 self.theft[p],
-                self.supply[p],
+                count(i64::from(self.supply[p]), "camel", "camels"),
                 if self.whose_turn() == Turn::Player(p) { "  <- to move" } else { "" }
             )?;
         }
@@ -151,7 +162,7 @@ impl fmt::Display for CaravanObservation {
     /// draws it: a seat sees everything (C-8.1, C-8.2). A hand-made
     /// observation that is no position of the rules says so instead.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "P{}'s view", self.observer)?;
+        writeln!(f, "Seen by seat {}", self.observer)?;
         match Caravan::from_setup(&self.position) {
             Ok(state) => write!(f, "{state}"),
             Err(e) => write!(f, "(not a valid position: {e})"),

@@ -780,24 +780,48 @@ fn display_shows_board_camels_goods_scores_and_turn() {
         .deliver(0, Kind::R2, 1);
     let text = game(&setup).to_string();
     for needle in [
-        "turn 5, P1 to move, 3 of 4 actions left",
+        "turn 5, seat 1 to move, 3 of 4 actions left",
         "@R1",
         "#1 C1*1",
         "0^R11.",
         "1vC1",
-        "b2 P0^R1",
-        "f3 P1vC1",
-        "P0: 6 points",
+        "b2 seat 0 ^R1",
+        "f3 seat 1 vC1",
+        "seat 0: 6 points",
         "<- to move",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
+    // Seats are `seat N` as everywhere else (the notation alone says `P1`).
+    assert!(!text.contains("P0") && !text.contains("P1"), "{text}");
     // a seat's view is the same board (C-8.1)
     let view = game(&setup).observation(1).unwrap().to_string();
-    assert_eq!(view, format!("P1's view\n{text}"));
+    assert_eq!(view, format!("Seen by seat 1\n{text}"));
     let mut bad = game(&setup).observation(0).unwrap();
     bad.position.bag[0] += 1;
     assert!(bad.to_string().contains("(not a valid position: invalid position: C-1.3"), "{bad}");
+}
+
+/// One point, one action, one camel, one good: the board counts in the
+/// singular when there is one (issue 30: it said `1 points`).
+#[test]
+fn display_counts_one_in_the_singular() {
+    let start = Caravan::new_game(&cfg(2)).unwrap();
+    let text = start.to_string();
+    assert!(text.contains("turn 0, seat 0 to move, 1 of 1 action left"), "{text}");
+    let mut setup = base(cfg(2), 5, 3).deliver(1, Kind::C1, 1);
+    for square in ["b2", "c2", "e3", "f3", "b6", "c6"] {
+        if game(&setup).supply(0) == 1 {
+            break;
+        }
+        setup = setup.camel(0, sq(square), Cargo::Empty);
+    }
+    assert_eq!(game(&setup).supply(0), 1);
+    let text = game(&setup).to_string();
+    for needle in ["seat 0: 0 points;", "markers: ", "; 1 camel in supply", "seat 1: 3 points;"] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+    assert!(!text.contains("1 camels") && !text.contains(" 1 points"), "{text}");
 }
 
 /// C-11.2: every clause of what a hand-made position must satisfy is
