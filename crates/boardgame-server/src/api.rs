@@ -77,7 +77,7 @@ impl App {
             Some(o) => (Some(o.store), o.tables),
             None => (None, Vec::new()),
         };
-        let bots = Arc::new(Semaphore::new(config.bot_threads.max(1)));
+        let bots = crate::sched::BotScheduler::new(&config);
         let streams = Arc::new(Semaphore::new(config.max_event_streams));
         let streams_per_client = PerClient::new(config.max_event_streams_per_client);
         let replays = Arc::new(Semaphore::new(config.max_replays));
@@ -352,6 +352,8 @@ async fn create_table(
     }
     app.admit(client)?;
     let id = token::random_hex(token::ID_BYTES).map_err(ApiError::entropy)?;
+    let mut req = req;
+    req.client = client;
     let created = engine.create(&app.shared, id.clone(), &req)?;
     {
         let mut tables = app.tables.write().unwrap_or_else(std::sync::PoisonError::into_inner);

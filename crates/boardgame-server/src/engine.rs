@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{AgentFactory, ServedGame};
 use crate::error::ApiError;
+use crate::sched::Owner;
 use crate::shared::Shared;
 use crate::store::StoredTable;
 use crate::table::{LiveTable, Seat, TableCell, outcome_view, turn_view};
@@ -31,6 +32,10 @@ pub(crate) struct CreateRequest {
     /// the others play the engine's heuristic (random without one).
     #[serde(default)]
     pub seats: Option<Vec<String>>,
+    /// The client creating the table (not part of the body): its bots
+    /// think in that client's turn and budget.
+    #[serde(skip)]
+    pub client: Option<crate::net::ClientKey>,
 }
 
 /// A new table: its handle and the secrets to hand out.
@@ -176,7 +181,8 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         // The counts the engine accepts, asked of the engine itself.
         let counts: Vec<usize> = (1..=16)
             .filter(|&p| {
-                let req = CreateRequest { game: G::NAME.into(), players: Some(p), config: None, seats: None };
+                let req =
+                    CreateRequest { game: G::NAME.into(), players: Some(p), config: None, seats: None, client: None };
                 Self::config(&req).is_ok()
             })
             .collect();
@@ -235,7 +241,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         // The record names every seat: `human` or the bot's agent.
         driver.set_agent_names(secrets.iter().map(|(name, _)| name.clone()).collect());
         let cell = TableCell::new(id, seats, unix_now(), driver, shared.clone());
-        cell.start(self.agents);
+        cell.start(self.agents, req.client.map_or_else(Owner::lone, Owner::Client));
         Ok(Created { table: cell, seats: secrets })
     }
 
@@ -262,7 +268,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         }
         let cell = TableCell::new(stored.id, seats, stored.created, driver, shared.clone());
         cell.rebuild_log()?;
-        cell.start(self.agents);
+        cell.start(self.agents, Owner::lone());
         Ok((cell, finished))
     }
 

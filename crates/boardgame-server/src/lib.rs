@@ -46,6 +46,7 @@ mod config;
 mod engine;
 mod error;
 mod net;
+mod sched;
 mod shared;
 mod store;
 mod table;
