@@ -160,7 +160,9 @@ impl<G: ServedGame> EngineOf<G> {
 #[derive(Serialize)]
 struct Frame<O> {
     step: usize,
-    /// The action that led here (`None` for the start).
+    /// The action that led here as the replay's seat saw it: `None` for
+    /// the start, and where the engine hides it from that seat
+    /// (`Game::view_action`), as in the live view's log.
     action: Option<String>,
     by: Option<usize>,
     turn: crate::table::TurnView,
@@ -323,13 +325,14 @@ impl<G: ServedGame> Engine for EngineOf<G> {
                 Turn::Player(s) => Some(s),
                 _ => None,
             };
-            let words = crate::table::Said::of(&state, boardgame_kit::Viewer::Seat(seat), action);
+            let viewer = boardgame_kit::Viewer::Seat(seat);
+            let words = crate::table::Said::of(&state, viewer, action);
+            // What this seat learnt of the action, as its live log showed it
+            // (`None` where the engine hides it).
+            let seen = state.view_action(viewer, action).map(|a| a.to_string());
             state.apply(action).map_err(|e| bad(format!("step {step}: {e}")))?;
             let at = step + 1;
-            if at >= page.from
-                && next.is_none()
-                && !push(&mut frames, &frame(&state, at, Some(action.to_string()), by, Some(words)), at)?
-            {
+            if at >= page.from && next.is_none() && !push(&mut frames, &frame(&state, at, seen, by, Some(words)), at)? {
                 next = Some(at);
             }
         }
