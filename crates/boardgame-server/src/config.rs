@@ -89,6 +89,10 @@ pub struct ServerConfig {
     pub bot_budget_per_client: Duration,
     /// The time over which a client's thinking budget refills in full.
     pub bot_budget_window: Duration,
+    /// How many replays one client address may have built at once; one
+    /// more is refused (429), so that one client cannot hold every replay
+    /// slot.
+    pub max_replays_per_client: usize,
 }
 
 impl ServerConfig {
@@ -114,6 +118,7 @@ impl ServerConfig {
             ("max_tables_per_client", self.max_tables_per_client),
             ("table_burst", self.table_burst as usize),
             ("max_bot_threads_per_client", self.max_bot_threads_per_client),
+            ("max_replays_per_client", self.max_replays_per_client),
         ];
         if let Some((name, _)) = counts.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{name} must be at least 1"));
@@ -173,6 +178,7 @@ impl Default for ServerConfig {
             max_bot_threads_per_client: (bot_threads / 2).max(1),
             bot_budget_per_client: Duration::from_secs(60),
             bot_budget_window: Duration::from_secs(60),
+            max_replays_per_client: 1,
         }
     }
 }

@@ -138,3 +138,77 @@ async fn a_client_that_spent_its_thinking_budget_waits() {
     assert_eq!(public_view(&s, &id).await["version"], stopped["version"], "the spender still waits");
     s.stop().await;
 }
+
+/// A valid Caravan record of a game played at random.
+fn record(max_turns: u32, seed: u64) -> Value {
+    use boardgame_kit::{Driver, RandomAgent, Turn};
+    let config: caravan_core::CaravanConfig =
+        serde_json::from_value(json!({ "players": 2, "max_turns": max_turns })).unwrap();
+    let mut d = Driver::<caravan_core::Caravan>::new(&config, seed).unwrap();
+    while d.turn() != Turn::Terminal {
+        if d.turn() == Turn::Chance {
+            d.step_chance().unwrap();
+        } else {
+            d.step_agent(&mut RandomAgent).unwrap();
+        }
+    }
+    serde_json::to_value(d.record().unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_hold_every_replay_slot() {
+    let mut config = common::config();
+    config.max_replays = 2;
+    config.max_replays_per_client = 1;
+    config.max_replay_actions = 100_000;
+    let s = common::start(config).await;
+    // One client replays a long game from three loops at once.
+    let long = std::sync::Arc::new(record(2_000, 7));
+    assert!(long["actions"].as_array().unwrap().len() > 1_500);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let loops: Vec<_> = (0..3)
+        .map(|_| {
+            let (url, long, done) = (s.url("/api/replay"), long.clone(), done.clone());
+            tokio::spawn(async move {
+                let greedy = client_from("127.0.0.2");
+                let (mut ok, mut refused) = (0, 0);
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    let r = greedy.post(&url).json(&json!({ "record": *long })).send().await.unwrap();
+                    match r.status() {
+                        StatusCode::OK => ok += 1,
+                        StatusCode::TOO_MANY_REQUESTS => {
+                            assert_eq!(r.headers()["retry-after"], "1");
+                            assert_eq!(r.json::<Value>().await.unwrap()["code"], "too_many_replays");
+                            refused += 1;
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                            continue;
+                        }
+                        other => panic!("{other}: {}", r.text().await.unwrap()),
+                    }
+                    let _ = r.bytes().await;
+                }
+                (ok, refused)
+            })
+        })
+        .collect();
+    // Another client's short replay is served every time meanwhile: the
+    // first client holds one slot at most, so one is always free.
+    let short = record(25, 3);
+    let other = client_from("127.0.0.3");
+    for seat in 0..10 {
+        let r =
+            other.post(s.url("/api/replay")).json(&json!({ "record": short, "seat": seat % 2 })).send().await.unwrap();
+        let status = r.status();
+        assert_eq!(status, StatusCode::OK, "replay {seat}: {}", r.text().await.unwrap());
+    }
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (mut ok, mut refused) = (0, 0);
+    for l in loops {
+        let (o, r) = l.await.unwrap();
+        ok += o;
+        refused += r;
+    }
+    assert!(ok > 0, "the first client's replays are served, one at a time");
+    assert!(refused > 0, "three at once from one client: the others are told to wait ({ok} served)");
+    s.stop().await;
+}
