@@ -80,7 +80,8 @@ pub struct ServerConfig {
     /// The most bot decisions of one client's tables thinking at once (of
     /// the `bot_threads`); the others wait their turn, so that slow bots of
     /// one client always leave slots to the others. By default half the
-    /// `bot_threads` (at least one).
+    /// number of CPUs (the default `bot_threads`), at least one; set it
+    /// with `bot_threads` when changing that.
     pub max_bot_threads_per_client: usize,
     /// The thinking time one client's bots may spend per
     /// `bot_budget_window`: a bucket of this size, refilled evenly over the
