@@ -450,12 +450,12 @@ function showReplay(box, data) {
     const i = Number(slider.value);
     const f = data.frames[i];
     const who = (fr) => fr.by === null ? t("chance") : t("seat.n", { n: fr.by });
-    label.textContent = t("replay.step", { i, n: data.frames.length - 1 }) + (f.action ? " — " + who(f) + ": " + said(f) : " — " + t("replay.start"));
+    label.textContent = t("replay.step", { i, n: data.frames.length - 1 }) + (f.step > 0 ? " — " + who(f) + ": " + said(f) : " — " + t("replay.start"));
     const view = { game: data.game, players: data.players, seat: data.seat, observation: f.observation, turn: f.turn,
       seats: seats.map(s => Object.assign({}, s, { score: f.scores[s.seat] })), legal: [], log: [], config: data.config, outcome: null };
     const r = window.Renderers[data.game] || genericRenderer;
     r.render(board, { view, seat: data.seat, legal: [], act: () => {}, choose: () => {}, state: {}, redraw: show, replay: true });
-    log.replaceChildren(...data.frames.slice(1, i + 1).map(fr => el("div", { title: fr.action }, String(fr.step).padStart(3, " ") + "  " + who(fr) + ": " + said(fr))));
+    log.replaceChildren(...data.frames.slice(1, i + 1).map(fr => el("div", { title: fr.action || "", class: fr.action === null ? "hidden" : "" }, String(fr.step).padStart(3, " ") + "  " + who(fr) + ": " + said(fr))));
     log.scrollTop = log.scrollHeight;
   };
   slider.addEventListener("input", show);

@@ -64,6 +64,7 @@ pub(crate) struct App {
     streams: Arc<Semaphore>,
     streams_per_client: Arc<PerClient>,
     replays: Arc<Semaphore>,
+    replays_per_client: Arc<PerClient>,
 }
 
 fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -77,10 +78,11 @@ impl App {
             Some(o) => (Some(o.store), o.tables),
             None => (None, Vec::new()),
         };
-        let bots = Arc::new(Semaphore::new(config.bot_threads.max(1)));
+        let bots = crate::sched::BotScheduler::new(&config);
         let streams = Arc::new(Semaphore::new(config.max_event_streams));
         let streams_per_client = PerClient::new(config.max_event_streams_per_client);
         let replays = Arc::new(Semaphore::new(config.max_replays));
+        let replays_per_client = PerClient::new(config.max_replays_per_client);
         Ok(Arc::new(App {
             shared: Arc::new(Shared {
                 config,
@@ -97,6 +99,7 @@ impl App {
             streams,
             streams_per_client,
             replays,
+            replays_per_client,
         }))
     }
 
@@ -352,6 +355,8 @@ async fn create_table(
     }
     app.admit(client)?;
     let id = token::random_hex(token::ID_BYTES).map_err(ApiError::entropy)?;
+    let mut req = req;
+    req.client = client;
     let created = engine.create(&app.shared, id.clone(), &req)?;
     {
         let mut tables = app.tables.write().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -477,7 +482,11 @@ struct ReplayRequest {
     from: usize,
 }
 
-async fn replay(State(app): State<Arc<App>>, Body(req): Body<ReplayRequest>) -> Result<Response, ApiError> {
+async fn replay(
+    State(app): State<Arc<App>>,
+    Client(client): Client,
+    Body(req): Body<ReplayRequest>,
+) -> Result<Response, ApiError> {
     let config = &app.shared.config;
     let actions = req.record.get("actions").and_then(Value::as_array).map_or(0, Vec::len);
     if actions > config.max_replay_actions {
@@ -494,6 +503,21 @@ async fn replay(State(app): State<Arc<App>>, Body(req): Body<ReplayRequest>) -> 
             ApiError::unprocessable("unknown_game", format!("the record's engine `{game}` is not served here"))
         })?
         .clone();
+    // One client's share first, so that it cannot hold every slot.
+    let slot = match client {
+        Some(key) => Some(app.replays_per_client.try_take(key).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_replays",
+                format!(
+                    "{key} has {} replays being built, the most one client may have; try again when one is done",
+                    config.max_replays_per_client
+                ),
+            )
+            .retry_after(1)
+        })?),
+        None => None,
+    };
     let Ok(permit) = app.replays.clone().try_acquire_owned() else {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -509,7 +533,7 @@ async fn replay(State(app): State<Arc<App>>, Body(req): Body<ReplayRequest>) -> 
         max_actions: config.max_replay_actions,
     };
     let body = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
+        let _held = (permit, slot);
         engine.replay(req.record, req.seat, page)
     })
     .await

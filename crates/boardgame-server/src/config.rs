@@ -77,6 +77,23 @@ pub struct ServerConfig {
     pub table_refill: Duration,
     /// The most live tables created by one client address.
     pub max_tables_per_client: usize,
+    /// The most bot decisions of one client's tables thinking at once (of
+    /// the `bot_threads`); the others wait their turn, so that slow bots of
+    /// one client always leave slots to the others. By default half the
+    /// number of CPUs (the default `bot_threads`), at least one; set it
+    /// with `bot_threads` when changing that.
+    pub max_bot_threads_per_client: usize,
+    /// The thinking time one client's bots may spend per
+    /// `bot_budget_window`: a bucket of this size, refilled evenly over the
+    /// window; a client that spent it waits for the refill. By default 60 s
+    /// per minute (a core's worth, on average).
+    pub bot_budget_per_client: Duration,
+    /// The time over which a client's thinking budget refills in full.
+    pub bot_budget_window: Duration,
+    /// How many replays one client address may have built at once; one
+    /// more is refused (429), so that one client cannot hold every replay
+    /// slot.
+    pub max_replays_per_client: usize,
 }
 
 impl ServerConfig {
@@ -101,6 +118,8 @@ impl ServerConfig {
             ("max_event_streams_per_client", self.max_event_streams_per_client),
             ("max_tables_per_client", self.max_tables_per_client),
             ("table_burst", self.table_burst as usize),
+            ("max_bot_threads_per_client", self.max_bot_threads_per_client),
+            ("max_replays_per_client", self.max_replays_per_client),
         ];
         if let Some((name, _)) = counts.iter().find(|(_, v)| *v == 0) {
             return Err(format!("{name} must be at least 1"));
@@ -118,6 +137,8 @@ impl ServerConfig {
             ("body_timeout", self.body_timeout, Duration::from_millis(1)),
             ("idle_connection_timeout", self.idle_connection_timeout, Duration::from_millis(1)),
             ("table_refill", self.table_refill, Duration::ZERO),
+            ("bot_budget_per_client", self.bot_budget_per_client, Duration::from_millis(1)),
+            ("bot_budget_window", self.bot_budget_window, Duration::from_millis(1)),
         ];
         for (name, d, least) in durations {
             if d < least || d > YEAR {
@@ -130,6 +151,7 @@ impl ServerConfig {
 
 impl Default for ServerConfig {
     fn default() -> Self {
+        let bot_threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         ServerConfig {
             data_dir: None,
             max_tables: 1000,
@@ -137,7 +159,7 @@ impl Default for ServerConfig {
             max_body: 16 * 1024,
             max_replay_body: 1024 * 1024,
             bot_delay: Duration::ZERO,
-            bot_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            bot_threads,
             max_bot_iterations: 50_000,
             max_bot_time: Duration::from_secs(5),
             max_replay_actions: 20_000,
@@ -154,6 +176,10 @@ impl Default for ServerConfig {
             table_burst: 20,
             table_refill: Duration::from_secs(3),
             max_tables_per_client: 50,
+            max_bot_threads_per_client: (bot_threads / 2).max(1),
+            bot_budget_per_client: Duration::from_secs(60),
+            bot_budget_window: Duration::from_secs(60),
+            max_replays_per_client: 1,
         }
     }
 }

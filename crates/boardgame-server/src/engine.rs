@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{AgentFactory, ServedGame};
 use crate::error::ApiError;
+use crate::sched::Owner;
 use crate::shared::Shared;
 use crate::store::StoredTable;
 use crate::table::{LiveTable, Seat, TableCell, outcome_view, turn_view};
@@ -31,6 +32,10 @@ pub(crate) struct CreateRequest {
     /// the others play the engine's heuristic (random without one).
     #[serde(default)]
     pub seats: Option<Vec<String>>,
+    /// The client creating the table (not part of the body): its bots
+    /// think in that client's turn and budget.
+    #[serde(skip)]
+    pub client: Option<crate::net::ClientKey>,
 }
 
 /// A new table: its handle and the secrets to hand out.
@@ -155,7 +160,9 @@ impl<G: ServedGame> EngineOf<G> {
 #[derive(Serialize)]
 struct Frame<O> {
     step: usize,
-    /// The action that led here (`None` for the start).
+    /// The action that led here as the replay's seat saw it: `None` for
+    /// the start, and where the engine hides it from that seat
+    /// (`Game::view_action`), as in the live view's log.
     action: Option<String>,
     by: Option<usize>,
     turn: crate::table::TurnView,
@@ -176,7 +183,8 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         // The counts the engine accepts, asked of the engine itself.
         let counts: Vec<usize> = (1..=16)
             .filter(|&p| {
-                let req = CreateRequest { game: G::NAME.into(), players: Some(p), config: None, seats: None };
+                let req =
+                    CreateRequest { game: G::NAME.into(), players: Some(p), config: None, seats: None, client: None };
                 Self::config(&req).is_ok()
             })
             .collect();
@@ -235,7 +243,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         // The record names every seat: `human` or the bot's agent.
         driver.set_agent_names(secrets.iter().map(|(name, _)| name.clone()).collect());
         let cell = TableCell::new(id, seats, unix_now(), driver, shared.clone());
-        cell.start(self.agents);
+        cell.start(self.agents, req.client.map_or_else(Owner::lone, Owner::Client));
         Ok(Created { table: cell, seats: secrets })
     }
 
@@ -262,7 +270,7 @@ impl<G: ServedGame> Engine for EngineOf<G> {
         }
         let cell = TableCell::new(stored.id, seats, stored.created, driver, shared.clone());
         cell.rebuild_log()?;
-        cell.start(self.agents);
+        cell.start(self.agents, Owner::lone());
         Ok((cell, finished))
     }
 
@@ -317,13 +325,14 @@ impl<G: ServedGame> Engine for EngineOf<G> {
                 Turn::Player(s) => Some(s),
                 _ => None,
             };
-            let words = crate::table::Said::of(&state, boardgame_kit::Viewer::Seat(seat), action);
+            let viewer = boardgame_kit::Viewer::Seat(seat);
+            let words = crate::table::Said::of(&state, viewer, action);
+            // What this seat learnt of the action, as its live log showed it
+            // (`None` where the engine hides it).
+            let seen = state.view_action(viewer, action).map(|a| a.to_string());
             state.apply(action).map_err(|e| bad(format!("step {step}: {e}")))?;
             let at = step + 1;
-            if at >= page.from
-                && next.is_none()
-                && !push(&mut frames, &frame(&state, at, Some(action.to_string()), by, Some(words)), at)?
-            {
+            if at >= page.from && next.is_none() && !push(&mut frames, &frame(&state, at, seen, by, Some(words)), at)? {
                 next = Some(at);
             }
         }

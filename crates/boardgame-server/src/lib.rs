@@ -45,7 +45,9 @@ mod assets;
 mod config;
 mod engine;
 mod error;
+mod fds;
 mod net;
+mod sched;
 mod shared;
 mod store;
 mod table;
@@ -103,13 +105,19 @@ impl ServerBuilder {
     /// When the data directory cannot be created or read, two engines
     /// share a name, or a limit is out of range ([`ServerConfig::validate`]). A table file that cannot be read is skipped with a
     /// message on stderr, not an error.
-    pub async fn build(self) -> Result<Server, ServerError> {
+    ///
+    /// On Unix it raises the process's soft limit of open files to the hard
+    /// limit, and lowers `max_connections` (with a warning on stderr) when
+    /// the descriptors left after a headroom (64 and an eighth of the
+    /// limit) cannot hold it.
+    pub async fn build(mut self) -> Result<Server, ServerError> {
         let mut names: Vec<&str> = self.engines.iter().map(|e| e.name()).collect();
         names.sort_unstable();
         if let Some(w) = names.windows(2).find(|w| w.first() == w.get(1)) {
             return Err(ServerError::DuplicateGame(w.first().copied().unwrap_or_default().to_string()));
         }
         self.config.validate().map_err(ServerError::Config)?;
+        fds::fit(&mut self.config);
         let app = api::App::new(self.config, self.engines)?;
         app.resume_all().await?;
         Ok(Server { app })

@@ -4,16 +4,16 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use tokio::sync::Semaphore;
-
 use crate::config::ServerConfig;
+use crate::sched::BotScheduler;
 use crate::store::Store;
 
 /// What every table shares: settings, the data directory, the bot pool.
 pub(crate) struct Shared {
     pub(crate) config: ServerConfig,
     pub(crate) store: Option<Store>,
-    pub(crate) bots: Arc<Semaphore>,
+    /// Who thinks next: bot decisions, fair between clients.
+    pub(crate) bots: Arc<BotScheduler>,
     pub(crate) started: Instant,
     /// Set when the server shuts down: event streams end.
     pub(crate) stopping: tokio::sync::watch::Sender<bool>,

@@ -13,6 +13,7 @@ use tokio::sync::{Notify, watch};
 
 use crate::config::{AgentFactory, ServedGame};
 use crate::error::ApiError;
+use crate::sched::Owner;
 use crate::shared::Shared;
 use crate::store::{STORE_FORMAT, StoredSeat, StoredTable};
 use crate::token;
@@ -286,7 +287,7 @@ impl<G: ServedGame> TableCell<G> {
     }
 
     /// Starts the task that plays chance and the bot seats.
-    pub(crate) fn start(self: &Arc<Self>, factory: AgentFactory<G>) {
+    pub(crate) fn start(self: &Arc<Self>, factory: AgentFactory<G>, owner: Owner) {
         let agents: Vec<Option<Box<dyn Agent<G>>>> = self
             .seats
             .iter()
@@ -296,7 +297,7 @@ impl<G: ServedGame> TableCell<G> {
                 Seat::Human { .. } => None,
             })
             .collect();
-        tokio::spawn(run_table(self.clone(), agents));
+        tokio::spawn(run_table(self.clone(), agents, owner));
     }
 
     fn seat_of(&self, token: &str) -> Option<usize> {
@@ -562,7 +563,7 @@ enum Job {
 }
 
 /// Plays chance and the bot seats until the game ends or the table closes.
-async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Option<Box<dyn Agent<G>>>>) {
+async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Option<Box<dyn Agent<G>>>>, owner: Owner) {
     for a in agents.iter_mut().flatten() {
         a.reset();
     }
@@ -611,7 +612,12 @@ async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Optio
                 if !cell.shared.config.bot_delay.is_zero() {
                     tokio::time::sleep(cell.shared.config.bot_delay).await;
                 }
-                let Ok(_permit) = cell.shared.bots.clone().acquire_owned().await else { return };
+                // The table waits for its turn among its client's tables, and
+                // the client for its turn among the clients.
+                let Some(slot) = cell.shared.bots.slot(owner).await else { return };
+                if cell.closed.load(Ordering::SeqCst) {
+                    return;
+                }
                 let Some(mut agent) = agents.get_mut(seat).and_then(Option::take) else { return };
                 let (mut next, before) = {
                     let mut inner = lock(&cell.inner);
@@ -624,6 +630,8 @@ async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Optio
                     (next, agent, r)
                 })
                 .await;
+                // The slot is given back (its time charged) before the save.
+                drop(slot);
                 let writer = cell.writer.lock().await;
                 let (next, action) = {
                     let mut inner = lock(&cell.inner);

@@ -305,14 +305,28 @@ async fn creation_is_validated() {
 #[tokio::test]
 async fn idle_tables_expire() {
     let mut config = common::config();
-    config.idle_expiry = Duration::from_millis(300);
+    let expiry = Duration::from_millis(500);
+    config.idle_expiry = expiry;
     let s = common::start(config).await;
+    // No timing margin: the table cannot expire before `expiry` has passed
+    // since `before`, and must be gone some time after.
+    let before = std::time::Instant::now();
     let c = s.create(json!({ "game": "korovan" })).await;
     let id = c["id"].as_str().unwrap();
-    assert_eq!(s.view(id, None).await.0, StatusCode::OK);
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    let (st, v) = s.view(id, None).await;
-    assert_eq!((st, v["code"].as_str()), (StatusCode::NOT_FOUND, Some("unknown_table")));
+    let (st, _) = s.view(id, None).await;
+    if before.elapsed() < expiry {
+        assert_eq!(st, StatusCode::OK, "a fresh table is there");
+    }
+    let gone = loop {
+        let (st, v) = s.view(id, None).await;
+        if st != StatusCode::OK {
+            assert_eq!((st, v["code"].as_str()), (StatusCode::NOT_FOUND, Some("unknown_table")));
+            break before.elapsed();
+        }
+        assert!(before.elapsed() < Duration::from_secs(60), "the idle table never expired");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(gone >= expiry, "expired after {gone:?}, before its {expiry:?} of idleness");
     s.stop().await;
 }
 

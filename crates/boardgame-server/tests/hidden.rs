@@ -138,3 +138,69 @@ proptest! {
         });
     }
 }
+
+/// Every frame of `seat`'s replay of `record` (all pages).
+async fn replay_frames(s: &TestServer, record: &Value, seat: usize) -> Vec<Value> {
+    let mut frames = Vec::new();
+    let mut from = 0;
+    loop {
+        let r = s
+            .client
+            .post(s.url("/api/replay"))
+            .json(&json!({ "record": record, "seat": seat, "from": from }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let page: Value = r.json().await.unwrap();
+        frames.extend(page["frames"].as_array().unwrap().iter().cloned());
+        match page["next"].as_u64() {
+            Some(next) => from = next as usize,
+            None => return frames,
+        }
+    }
+}
+
+/// Issue 29 item 5: a seat's replay shows what that seat's live view
+/// showed, frame by frame — the actions it could not see are `null` in
+/// both, the words, the actor, the observation, the turn and the scores
+/// the same.
+#[test]
+fn replay_frames_are_what_the_live_views_showed() {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let s = common::start(common::config()).await;
+        for (players, choices) in [(3, vec![1u32, 5, 2]), (5, vec![7, 0, 3, 11])] {
+            let (views, record) = play(&s, players, &choices).await;
+            for seat in 0..players {
+                let frames = replay_frames(&s, &record, seat).await;
+                let live: Vec<&Value> = views.iter().filter(|(v, _)| *v == Some(seat)).map(|(_, view)| view).collect();
+                let last = live.last().unwrap();
+                assert!(common::over(last));
+                let log = last["log"].as_array().unwrap();
+                assert_eq!(frames.len(), log.len() + 1, "one frame per action, and the start");
+                assert!(frames[0]["action"].is_null() && frames[0]["words"].is_null());
+                let mut hidden = 0;
+                for (k, entry) in log.iter().enumerate() {
+                    let frame = &frames[k + 1];
+                    assert_eq!(frame["step"], k + 1);
+                    assert_eq!(frame["action"], entry["action"], "seat {seat}, action {k}: {frame} / {entry}");
+                    assert_eq!(frame["words"], entry["words"], "seat {seat}, action {k}");
+                    assert_eq!(frame["by"], entry["by"], "seat {seat}, action {k}");
+                    hidden += usize::from(entry["action"].is_null());
+                }
+                assert!(hidden > 0, "seat {seat} was shown hidden actions (the others' lays)");
+                // Every live view read, against the frame of its version.
+                for view in live {
+                    let frame = &frames[view["version"].as_u64().unwrap() as usize];
+                    assert_eq!(frame["observation"], view["observation"], "seat {seat}");
+                    assert_eq!(frame["turn"], view["turn"], "seat {seat}");
+                    let scores: Vec<&Value> = view["seats"].as_array().unwrap().iter().map(|x| &x["score"]).collect();
+                    let framed: Vec<&Value> = frame["scores"].as_array().unwrap().iter().collect();
+                    assert_eq!(framed, scores, "seat {seat}");
+                }
+            }
+        }
+        s.stop().await;
+    });
+}

@@ -186,7 +186,9 @@ async fn replays_at_once_are_capped() {
     let (record, n) = long_record(2_000);
     assert!(n > 1_500, "{n} actions");
     let body = json!({ "record": record });
-    let sends = (0..6).map(|_| s.client.post(s.url("/api/replay")).json(&body).send());
+    // Six clients (each within its own share), one replay slot in all.
+    let clients: Vec<reqwest::Client> = (0..6).map(|i| client_from(&format!("127.0.3.{}", i + 1))).collect();
+    let sends = clients.iter().map(|c| c.post(s.url("/api/replay")).json(&body).send());
     let answers = futures_util::future::join_all(sends).await;
     let mut busy = 0;
     for r in answers {

@@ -173,7 +173,8 @@ async fn hostile(s: Arc<TestServer>, until: Instant) -> Hostile {
                     let r = c.post(s.url("/api/replay")).json(&json!({ "record": *record })).send().await.unwrap();
                     match r.status() {
                         StatusCode::OK => ok += 1,
-                        StatusCode::SERVICE_UNAVAILABLE => {
+                        // Refused: both slots taken, or this client's one (its share).
+                        StatusCode::SERVICE_UNAVAILABLE | StatusCode::TOO_MANY_REQUESTS => {
                             busy += 1;
                             tokio::time::sleep(Duration::from_millis(50)).await;
                         }
