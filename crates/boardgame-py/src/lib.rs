@@ -181,6 +181,14 @@ macro_rules! engines {
                 fn observation_tensor_size(&self) -> usize {
                     self.core.observation_tensor_shape().iter().product()
                 }
+                /// The bounds of every entry of `observation_tensor`, as two
+                /// float32 arrays `(low, high)` of its length (the engine's
+                /// `Game::observation_tensor_bounds`): every tensor of every seat
+                /// in every state reached by play lies within them.
+                fn observation_tensor_bounds<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>) {
+                    let (low, high) = self.core.observation_tensor_bounds();
+                    (PyArray1::from_vec(py, low), PyArray1::from_vec(py, high))
+                }
                 /// The configuration, every field, as JSON text.
                 fn config_json(&self) -> String {
                     self.core.config_json()

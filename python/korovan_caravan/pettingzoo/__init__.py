@@ -44,7 +44,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import korovan_caravan
-from korovan_caravan.vector import _OBS_BOUND
+from korovan_caravan.vector import _observation_box
 
 
 
@@ -68,14 +68,13 @@ class BoardGameEnv(AECEnv, EzPickle):
         self.render_mode = render_mode
         n = self.game.num_players()
         num_actions = self.game.num_distinct_actions()
-        shape = tuple(self.game.observation_tensor_shape())
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(low=-_OBS_BOUND, high=_OBS_BOUND, shape=shape, dtype=np.float32),
+                    "observation": _observation_box(self.game),
                     "action_mask": spaces.Box(low=0, high=1, shape=(num_actions,), dtype=np.int8),
                 }
             )
