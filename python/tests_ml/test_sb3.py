@@ -94,3 +94,20 @@ def test_example_quick_mode(script, tmp_path):
         r = result["final"][opp]
         assert 0.0 <= r["low"] <= r["share"] <= r["high"] <= 1.0 and r["games"] == 64
     assert "final vs heuristic" in proc.stdout
+
+
+def test_evaluate_policy_plays_an_sb3_model_against_the_bots():
+    from korovan_caravan.evaluation import evaluate_policy, sb3_policy
+
+    venv = SB3VecEnv(LearnerVectorEnv("korovan", num_envs=4, players=3, opponents="random", seed=0))
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [16]})
+    model.learn(64)
+    assert len(venv.shares) == len([s for s in venv.shares if 0.0 <= s <= 1.0])
+    r = evaluate_policy(sb3_policy(model), "korovan", players=3, opponents="random", games=24, seed=0)
+    assert r.games == 24 and r.wins + r.draws + r.losses == 24
+    lo, hi = r.share_interval
+    assert 0.0 <= lo <= r.share <= hi <= 1.0
+    # deterministic: the same games give the same result
+    again = evaluate_policy(sb3_policy(model), "korovan", players=3, opponents="random", games=24, seed=0)
+    assert np.array_equal(r.shares, again.shares)
