@@ -67,6 +67,9 @@ fn uint_arg<T: TryFrom<i128>>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<T>
 
 /// A seed argument: any integer in `0..2^64`.
 fn seed_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err("a seed must be an integer, not bool"));
+    }
     match obj.extract::<u64>() {
         Ok(v) => Ok(v),
         Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
