@@ -111,3 +111,21 @@ def test_evaluate_policy_plays_an_sb3_model_against_the_bots():
     # deterministic: the same games give the same result
     again = evaluate_policy(sb3_policy(model), "korovan", players=3, opponents="random", games=24, seed=0)
     assert np.array_equal(r.shares, again.shares)
+
+
+def test_vec_normalize_works_on_the_adapter_with_the_declared_bounds():
+    """SB3's VecNormalize (the normalisation SB3 users reach for) runs on
+    SB3VecEnv, and the observations it normalises lie in the declared box."""
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    inner = LearnerVectorEnv("caravan", num_envs=4, players=2, opponents="random", seed=0)
+    venv = VecNormalize(SB3VecEnv(inner), norm_reward=False)
+    space = inner.single_observation_space
+    obs = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        raw = venv.get_original_obs()
+        assert all(space.contains(row) for row in raw)
+        obs, rewards, dones, infos = venv.step(inner.sample_legal(rng))
+    assert np.all(np.isfinite(obs)) and np.abs(obs).max() <= venv.clip_obs
+    assert venv.obs_rms.count > 40
