@@ -19,7 +19,7 @@ if ! command -v tmux >/dev/null 2>&1; then
     if ! apt-cache show tmux >/dev/null 2>&1; then
         $sudo apt-get update -qq
     fi
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq tmux >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends tmux >/dev/null
 fi
 if [ "${1:-}" = "--install" ]; then
     exit 0

@@ -6,7 +6,9 @@
 # release wheel installed without Rust. Installs what the suites need:
 # Debian's Chromium and ChromeDriver (scripts/test-browser.sh --install),
 # Debian's tmux (scripts/test-terminal.sh --install),
-# Python packages from PyPI (scripts/test-python.sh, scripts/test-wheel.sh), and the
+# Python packages from PyPI (scripts/test-python.sh, scripts/test-wheel.sh;
+# scripts/first-hour.sh replays the first hour of a newcomer and of a
+# researcher in the former's environment), and the
 # ML stage's torch + sb3-contrib in a cache venv outside the clone (scripts/test-ml.sh).
 # The README's test command; `.ci/run` runs it after fmt and clippy.
 set -euo pipefail
@@ -23,6 +25,9 @@ BOARDGAME_BROWSER_TEST=require BOARDGAME_TERMINAL_TEST=require cargo test --work
 
 echo "== the Python package (scripts/test-python.sh)"
 scripts/test-python.sh
+
+echo "== a newcomer's and a researcher's first hour, replayed (scripts/first-hour.sh; the README's Rust snippet ran above as a doctest)"
+scripts/first-hour.sh --skip-doctest
 
 echo "== the prebuilt wheel, installed where there is no Rust (scripts/test-wheel.sh)"
 scripts/test-wheel.sh

@@ -22,6 +22,10 @@ engines' common contract (``boardgame_kit::Game``), one pair per engine:
 (``korovan_caravan.agents``; as a ``pyspiel.Bot`` in ``korovan_caravan.bots``);
 ``evaluate`` plays agents against each other (``korovan_caravan.evaluation``);
 ``korovan_caravan.distributed`` spreads simulations over a Ray cluster.
+With Gymnasium installed, importing the package registers
+``korovan_caravan/Korovan-v0`` and ``korovan_caravan/Caravan-v0`` for
+``gymnasium.make`` and ``gymnasium.make_vec``
+(``korovan_caravan.registration``).
 """
 
 from __future__ import annotations
@@ -66,6 +70,19 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def _register_gymnasium():
+    try:
+        import gymnasium  # noqa: F401
+    except ImportError:
+        return
+    from .registration import register
+
+    register()
+
+
+_register_gymnasium()
 
 
 def random_game(game, seed):

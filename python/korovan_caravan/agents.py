@@ -15,10 +15,16 @@
 takes (``random``, ``heuristic``, ``ismcts:N``, ``ismcts-h:N``, ``flatmc:N``,
 ``N`` iterations or a time per decision such as ``10ms`` or ``2s``); the
 names are read by the Rust kit (``AgentSpec``), so an unknown one raises
-``ValueError`` with the kit's message. ``game`` is a game of this package or
+``ValueError`` with the kit's message (a name is read exactly: ``"random "``
+and ``learned:100.0000001`` are refused, not read as ``random`` and
+``learned:100``; a seed is an integer in ``0..2**64``, not a bool).
+``game`` is a game of this package or
 its OpenSpiel wrapper (:mod:`korovan_caravan.openspiel`), and ``step``
 takes a state of either. The search runs in Rust with the GIL released, so
-other Python threads run meanwhile.
+other Python threads run meanwhile. An agent may be shared between threads:
+the calls take turns (one waits, with the GIL released, for the running
+one); their draws then depend on the order of the calls, so give each
+thread its own agent for reproducible games.
 
 Seeds follow the Rust driver: an agent seeded with ``seed`` draws, for the
 seat to move, from ``Rng(seed).child(AGENT_STREAM_BASE + seat)`` — the

@@ -27,9 +27,13 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-from ._korovan_caravan import Agent, _RolloutCore
+from ._korovan_caravan import Agent, CaravanState, KorovanState, _RolloutCore
 
-__all__ = ["Bot", "RolloutEvaluator"]
+#: The most rollouts one evaluation may ask for: ten million games already
+#: take hours; more is refused rather than run for days.
+MAX_ROLLOUTS = 10_000_000
+
+__all__ = ["Bot", "MAX_ROLLOUTS", "RolloutEvaluator"]
 
 
 class Bot(pyspiel.Bot):
@@ -38,10 +42,19 @@ class Bot(pyspiel.Bot):
 
     ``step`` and ``step_with_policy`` are :class:`korovan_caravan.Agent`'s
     (the policy: a search's root visit shares, uniform for ``random``, all
-    on the action for ``heuristic`` and ``flatmc``); the agents keep no history, so
-    ``inform_action`` does nothing, and ``restart_at`` resets the agent's
-    memory (its streams go on: seed the bot to make a series of games
-    reproducible, or call ``restart(seed)`` for each game).
+    on the action for ``heuristic`` and ``flatmc``); the agents keep no
+    history, so ``inform_action`` only checks its arguments (``player_id``
+    the player to move in ``state``, ``action`` legal there: else
+    ``ValueError``), and ``restart_at`` (given a state of the bot's game,
+    else ``TypeError``) resets the agent's memory (its streams go on: seed
+    the bot to make a series of games reproducible, or call
+    ``restart(seed)`` for each game).
+
+    Like :class:`korovan_caravan.Agent`, a bot may be shared between
+    threads: the calls take turns (each waits, with the GIL released, for
+    the running one), and the draws of interleaved games then depend on
+    the order of the calls — give each thread its own bot for
+    reproducible games.
     """
 
     def __init__(self, game, name, seed=0):
@@ -66,13 +79,38 @@ class Bot(pyspiel.Bot):
     def get_policy(self, state):
         return self.agent.step_with_policy(state)[0]
 
+    def _state(self, state, what):
+        """The :mod:`korovan_caravan` state of ``state`` (itself or an
+        OpenSpiel wrapper's ``inner``), checked to be of the bot's game."""
+        inner = getattr(state, "inner", state)
+        if not isinstance(inner, (KorovanState, CaravanState)):
+            raise TypeError(f"{what}: state must be a state of the game, not {type(state).__name__}")
+        engine = "korovan" if isinstance(inner, KorovanState) else "caravan"
+        if engine != self.agent.engine:
+            raise ValueError(f"{what}: state is a {engine} state, the bot plays {self.agent.engine}")
+        return inner
+
     def inform_action(self, state, player_id, action):
-        pass
+        """Checks that ``player_id`` (the player to move in ``state``, or
+        chance) plays ``action``, a legal action of ``state``; the agent
+        keeps no history, so nothing else happens."""
+        inner = self._state(state, "inform_action")
+        for name, value in (("player_id", player_id), ("action", action)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"inform_action: {name} must be an int, not {type(value).__name__}")
+        if inner.is_terminal():
+            raise ValueError("inform_action: state is terminal, no player acts")
+        if int(player_id) != inner.current_player():
+            raise ValueError(f"inform_action: player_id {player_id} is not the player to move ({inner.current_player()})")
+        if int(action) not in inner.legal_actions():
+            raise ValueError(f"inform_action: action {action} is not legal in state")
 
     def inform_actions(self, state, actions):
         pass
 
     def restart_at(self, state):
+        """Resets the agent's memory before the game of ``state``."""
+        self._state(state, "restart_at")
         self.agent.restart()
 
     def restart(self, seed=None):
@@ -119,6 +157,8 @@ class RolloutEvaluator(mcts.Evaluator):
             raise TypeError(f"n_rollouts must be an int, not {type(n_rollouts).__name__}")
         if n_rollouts < 1:
             raise ValueError(f"n_rollouts must be at least 1, got {n_rollouts}")
+        if n_rollouts > MAX_ROLLOUTS:
+            raise ValueError(f"n_rollouts must be at most {MAX_ROLLOUTS:,} (ten million games take hours), got {n_rollouts}")
         self.n_rollouts = n_rollouts
         self._core = _RolloutCore(game, policy, depth, cut_value, margin_scale, seed)
 

@@ -32,16 +32,38 @@ plays as its name would. A ``pyspiel.Bot`` is restarted with
 ``restart_at`` and informed of every action as OpenSpiel's
 ``evaluate_bots`` does (it gets OpenSpiel states of the game); other
 callables are called as they are.
+
+:func:`evaluate_policy` plays a trained policy (Stable-Baselines3, PyTorch,
+anything callable on a batch of observations and masks) against the
+built-in agents and reports its share of wins with a 95% Wilson interval::
+
+    from korovan_caravan.evaluation import evaluate_policy, sb3_policy
+
+    result = evaluate_policy(sb3_policy(model), "caravan", players=2, opponents="heuristic", games=200)
+    print(result)            # caravan, 2 players, policy vs heuristic: share 0.430 [0.363, 0.500] ...
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence, Tuple
+import math
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from ._korovan_caravan import CHANCE_PLAYER, CHANCE_STREAM, Agent, Rng, _arena, _play_game, _Tally, from_record
 
-__all__ = ["AgentResult", "EvaluationResult", "evaluate", "play_game"]
+__all__ = [
+    "AgentResult",
+    "EvaluationResult",
+    "PolicyResult",
+    "evaluate",
+    "evaluate_policy",
+    "play_game",
+    "random_policy",
+    "sb3_policy",
+    "wilson_interval",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -301,3 +323,164 @@ def play_game(game: Any, agents: Sequence[str], seed: int = 0):
     if isinstance(agents, str) or not isinstance(agents, Sequence):
         raise TypeError(f"agents must be a list of agent names (one per seat), not {type(agents).__name__}")
     return from_record(_play_game(bg, list(agents), seed))
+
+
+# ------------------------------------------------------------ trained policies
+
+
+def wilson_interval(share: float, games: int, z: float = 1.959963984540054) -> Tuple[float, float]:
+    """The Wilson score interval (95% with the default ``z``) of a share
+    observed over ``games`` games, the share taken as the proportion (the
+    kit's ``wilson_interval``; exact without draws, conservative with them)."""
+    if games == 0:
+        return (0.0, 1.0)
+    d = 1 + z * z / games
+    c = (share + z * z / (2 * games)) / d
+    h = z * math.sqrt(max(share * (1 - share), 0.0) / games + z * z / (4 * games * games)) / d
+    lo = 0.0 if share <= 0.0 else max(0.0, c - h)
+    hi = 1.0 if share >= 1.0 else min(1.0, c + h)
+    return (lo, hi)
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyResult:
+    """What :func:`evaluate_policy` returns."""
+
+    #: The engine's name.
+    game: str
+    #: Seats per game.
+    players: int
+    #: The built-in agents of the other seats, in seat order.
+    opponents: Tuple[str, ...]
+    #: The seeds played (one game each).
+    seeds: range
+    #: Games played.
+    games: int
+    #: Games the policy won alone.
+    wins: int
+    #: Games it shared the best result in.
+    draws: int
+    #: Games it lost.
+    losses: int
+    #: Its mean share: 1 for a sole win, ``1/k`` for a ``k``-way draw, 0 for a loss.
+    share: float
+    #: The 95% Wilson interval of the share (:func:`wilson_interval`).
+    share_interval: Tuple[float, float]
+    #: The share of a policy as strong as its opponents: ``1/players``.
+    fair_share: float
+    #: The policy's share of every game, in the order of the seeds.
+    shares: np.ndarray = dataclasses.field(repr=False, compare=False)
+
+    def __str__(self):
+        lo, hi = self.share_interval
+        return (
+            f"{self.game}, {self.players} players, policy vs {', '.join(self.opponents)}: "
+            f"share {self.share:.3f} [{lo:.3f}, {hi:.3f}] over {self.games} games "
+            f"(fair {self.fair_share:.3f}; {self.wins} wins, {self.draws} draws, {self.losses} losses)"
+        )
+
+
+def random_policy(seed: int = 0) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A policy for :func:`evaluate_policy` that plays a uniformly random
+    legal action (numpy-drawn from ``seed``): the baseline of a fair share."""
+    rng = np.random.default_rng(seed)
+
+    def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        u = rng.random(mask.shape) * mask
+        return np.argmax(u, axis=1)
+
+    policy.__name__ = f"random_policy({seed})"
+    return policy
+
+
+def sb3_policy(model: Any, deterministic: bool = True) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A Stable-Baselines3 model as a policy for :func:`evaluate_policy`:
+    ``model.predict(obs, action_masks=mask, deterministic=deterministic)``
+    (sb3-contrib's ``MaskablePPO`` honours the masks)."""
+    if not callable(getattr(model, "predict", None)):
+        raise TypeError(f"model must have a predict method (a Stable-Baselines3 model), not {type(model).__name__}")
+
+    def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions, _ = model.predict(obs, action_masks=mask, deterministic=deterministic)
+        return actions
+
+    policy.__name__ = f"sb3_policy({type(model).__name__})"
+    return policy
+
+
+def evaluate_policy(
+    policy: Callable[[np.ndarray, np.ndarray], Any],
+    game: str,
+    opponents: Union[str, Sequence[str]] = "random",
+    games: int = 100,
+    seed: int = 0,
+    *,
+    players: Optional[int] = None,
+    seat: Optional[int] = None,
+    actions: str = "auto",
+    batch: int = 256,
+    **config: Any,
+) -> PolicyResult:
+    """Plays ``policy`` against the built-in ``opponents`` (an agent name
+    for every other seat, or a list of ``players - 1`` names) in the games of
+    seeds ``seed .. seed + games`` of ``game`` (``"korovan"``,
+    ``"caravan"``; ``players`` and ``**config`` as ``load_game``), and
+    reports its share of wins with the 95% Wilson interval (needs
+    ``gymnasium``).
+
+    ``policy(obs, mask) -> actions`` is called on a batch: ``obs`` float32
+    ``(n, *shape)`` (the policy's seat's observations, as
+    :class:`~korovan_caravan.learner.LearnerVectorEnv` gives them), ``mask``
+    bool ``(n, num_actions)`` (the legal actions); it returns ``n`` action
+    ids of the learner's action space (``actions``: ``"auto"`` is Caravan's
+    compact space, as for training). :func:`sb3_policy` adapts an SB3 model;
+    a PyTorch network is wrapped in a function. The games run in Rust,
+    opponents included, ``batch`` games at a time; the policy's seat is
+    drawn per game from its seed (``seat=None``, so it plays every seat) or
+    fixed. An illegal action raises :class:`korovan_caravan.InvalidActionError`
+    naming the game.
+    """
+    from .learner import LearnerVectorEnv
+
+    if not callable(policy):
+        raise TypeError(f"policy must be a callable policy(obs, mask) -> actions, not {type(policy).__name__}")
+    games = _int_arg(games, "games", 1)
+    seed = _int_arg(seed, "seed", 0)
+    batch = _int_arg(batch, "batch", 1)
+    if seed + games > 2**64:
+        raise ValueError(f"seeds {seed}..{seed + games} pass 2**64: choose a smaller seed or fewer games")
+    shares = np.empty(games, dtype=np.float64)
+    env = None
+    for start in range(0, games, batch):
+        n = min(batch, games - start)
+        env = LearnerVectorEnv(game, num_envs=n, players=players, opponents=opponents, seat=seat,
+                               actions=actions, illegal="raise", seed=seed + start, copy=False, **config)
+        obs, info = env.reset(seed=seed + start)
+        done_once = np.zeros(n, dtype=bool)
+        while not done_once.all():
+            chosen = np.asarray(policy(obs, info["action_mask"]))
+            if chosen.size == n:
+                chosen = chosen.reshape(n)  # (n, 1) as some policies give it
+            obs, _, done, _, info = env.step(chosen)
+            fresh = done & ~done_once
+            if fresh.any():
+                shares[start:start + n][fresh] = info["final_info"]["share"][fresh]
+                done_once |= fresh
+    n_players = env.num_players
+    wins = int((shares == 1.0).sum())
+    losses = int((shares == 0.0).sum())
+    share = float(shares.mean())
+    return PolicyResult(
+        game=env.name,
+        players=n_players,
+        opponents=tuple(env.opponents),
+        seeds=range(seed, seed + games),
+        games=games,
+        wins=wins,
+        draws=games - wins - losses,
+        losses=losses,
+        share=share,
+        share_interval=wilson_interval(share, games),
+        fair_share=1.0 / n_players,
+        shares=shares,
+    )

@@ -91,8 +91,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ._korovan_caravan import InvalidActionError, _LearnerCore
-from .vector import _OBS_BOUND
+from ._korovan_caravan import InvalidActionError, _LearnerCore, load_game
+from .vector import _observation_box
 
 __all__ = ["LearnerEnv", "LearnerVectorEnv", "REWARDS", "SEAT_STREAM", "zero_sum"]
 
@@ -155,6 +155,10 @@ class _Core:
         self.n = self.core.num_envs
         self.obs_shape = tuple(self.core.observation_shape)
         self.num_actions = self.core.num_actions
+
+    def game(self):
+        """The game of every slot (``load_game``'s object)."""
+        return load_game(self.core.name, **json.loads(self.core.config_json()))
 
     def buffers(self):
         n, a = self.n, self.num_actions
@@ -261,9 +265,7 @@ class LearnerVectorEnv(_Facts, gymnasium.vector.VectorEnv):
         self.num_envs = self._c.n
         self.copy = bool(copy)
         self.render_mode = None
-        self.single_observation_space = spaces.Box(
-            low=-_OBS_BOUND, high=_OBS_BOUND, shape=self._c.obs_shape, dtype=np.float32
-        )
+        self.single_observation_space = _observation_box(self._c.game())
         self.single_action_space = spaces.Discrete(self._c.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -416,7 +418,7 @@ class LearnerEnv(_Facts, gymnasium.Env):
         self._c = _Core(game, 1, players, seed, opponents, seat, reward, shaping, actions, illegal, config)
         self._core = self._c.core
         self.render_mode = None
-        self.observation_space = spaces.Box(low=-_OBS_BOUND, high=_OBS_BOUND, shape=self._c.obs_shape, dtype=np.float32)
+        self.observation_space = _observation_box(self._c.game())
         self.action_space = spaces.Discrete(self._c.num_actions)
         self._out = self._c.buffers()
         self._seed = seed

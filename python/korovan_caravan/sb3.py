@@ -17,6 +17,18 @@ infos)`` with one info dict per game, ``infos[i]["terminal_observation"]``
 ``infos[i]["share"]`` (the learner's share of the game) where game ``i``
 ended. sb3-contrib reads the masks through ``env_method("action_masks")``
 (one bool row per game) or :meth:`SB3VecEnv.action_masks`.
+
+``SB3VecEnv.shares`` lists the learner's share (1 for a sole win, ``1/k``
+for a ``k``-way draw, 0 for a loss) of every game finished so far, in the
+order they ended: the training's running win share, whatever the reward
+mode (SB3 logs the rewards). To measure a trained model against the
+built-in agents with a confidence interval, use
+:func:`korovan_caravan.evaluation.evaluate_policy` with
+:func:`korovan_caravan.evaluation.sb3_policy` (SB3's own
+``evaluate_policy`` reports the mean reward, not the share of wins)::
+
+    from korovan_caravan.evaluation import evaluate_policy, sb3_policy
+    print(evaluate_policy(sb3_policy(model), "korovan", players=5, opponents="heuristic", games=200))
 """
 
 from __future__ import annotations
@@ -42,7 +54,8 @@ class SB3VecEnv(VecEnv):
         self._actions: Optional[np.ndarray] = None
         self._returns = np.zeros(env.num_envs, dtype=np.float64)
         self._lengths = np.zeros(env.num_envs, dtype=np.int64)
-        #: Finished episodes: the learner's share of each, in order of ending.
+        #: The learner's share of every finished game (1 sole win, ``1/k`` a
+        #: ``k``-way draw, 0 a loss), in the order the games ended.
         self.shares: List[float] = []
 
     def reset(self):

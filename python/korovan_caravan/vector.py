@@ -34,10 +34,27 @@ from ._korovan_caravan import InvalidActionError, _VectorCore
 
 __all__ = ["VectorEnv", "InvalidActionError"]
 
-# The bound of the observation spaces, here and in the PettingZoo
-# environments: tensors hold raw counts, flags and fractions
-# (docs/encoding-*.md), all within the integers a float32 represents exactly.
-_OBS_BOUND = float(2**24)
+
+
+def _observation_box(game, batch: Optional[int] = None):
+    """The ``gymnasium.spaces.Box`` of ``game``'s observation tensor with
+    every entry's bounds from the engine (``game.observation_tensor_bounds()``,
+    the rules' bounds of each feature; ``docs/encoding-*.md``); with
+    ``batch``, the box of ``batch`` stacked tensors. Every environment of the
+    package declares its observations with it. An entry that the
+    configuration holds constant (a seat slot past the players) gets
+    ``[v, v + 1]`` rather than ``[v, v]``: Gymnasium warns about a box whose
+    bounds are equal."""
+    from gymnasium import spaces
+
+    low, high = game.observation_tensor_bounds()
+    high = np.where(high > low, high, low + 1).astype(np.float32)
+    shape = tuple(game.observation_tensor_shape())
+    low, high = low.reshape(shape), high.reshape(shape)
+    if batch is not None:
+        low = np.broadcast_to(low, (batch, *shape))
+        high = np.broadcast_to(high, (batch, *shape))
+    return spaces.Box(low=low, high=high, dtype=np.float32)
 
 
 class VectorEnv:
@@ -155,8 +172,9 @@ class VectorEnv:
                     "observation_space/action_space need gymnasium (pip install 'korovan_caravan[pettingzoo]')"
                 ) from e
             n, shape = self.num_envs, self.observation_shape
-            single_obs = spaces.Box(low=-_OBS_BOUND, high=_OBS_BOUND, shape=shape, dtype=np.float32)
-            obs = spaces.Box(low=-_OBS_BOUND, high=_OBS_BOUND, shape=(n, *shape), dtype=np.float32)
+            game = self.game
+            single_obs = _observation_box(game)
+            obs = _observation_box(game, n)
             single_action = spaces.Discrete(self.num_actions)
             action = spaces.MultiDiscrete(np.full(n, self.num_actions, dtype=np.int64))
             self._spaces = (single_obs, obs, single_action, action)

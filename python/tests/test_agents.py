@@ -85,7 +85,9 @@ def test_every_name_of_the_binary_is_an_agent(name):
         assert agent.step(state) in legal, spec
         assert agent(state) in legal, spec
     assert korovan_caravan.Agent(game, "ismcts").name == "ismcts:1000"
-    assert korovan_caravan.Agent(game, " ismcts-h:20 ").name == "ismcts-h:20"
+    # a name is read exactly: surrounding whitespace is refused (issue 30 item 14), not trimmed
+    with pytest.raises(ValueError, match="unknown agent ` ismcts-h:20 `"):
+        korovan_caravan.Agent(game, " ismcts-h:20 ")
     assert repr(korovan_caravan.Agent(game, "heuristic", seed=4)) == f'Agent("{name}", "heuristic", seed=4)'
 
 

@@ -83,7 +83,7 @@ def test_a_bot_has_a_policy():
     assert action in state.legal_actions()
     assert abs(sum(p for _, p in policy) - 1) < 1e-9
     assert set(a for a, _ in bot.get_policy(state)) <= set(state.legal_actions())
-    bot.inform_action(state, 0, action)
+    bot.inform_action(state, state.current_player(), action)
     bot.restart()
     assert "ismcts:30" in repr(bot)
 

@@ -1,4 +1,5 @@
-"""Every Python example of docs/python.md and of the README runs, and the Ray
+"""Every Python example of docs/python.md, of the README and of the
+package's README (python/README.md) runs, and the Ray
 example of docs/scale.md without a cluster (the documentation cannot drift
 from the API)."""
 
@@ -10,12 +11,13 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "python.md"
 README = ROOT / "README.md"
+PACKAGE_README = ROOT / "python" / "README.md"
 SCALE = ROOT / "docs" / "scale.md"
 
 
 def examples():
     found = []
-    for path in (DOC, README):
+    for path in (DOC, README, PACKAGE_README):
         if path.exists():
             found += re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
     if SCALE.exists():

@@ -3,8 +3,10 @@ built-in names (in Rust, on the kit's Arena: the binary's `simulate` for the
 same seeds), the same match driven from Python, Python callables and Agent
 objects, seat rotation, intervals, and bad input."""
 
+import importlib.util
 import json
 
+import numpy as np
 import pytest
 from conftest import SHORT
 
@@ -210,3 +212,85 @@ def test_the_tally_refuses_wrong_seats():
     a, b = report["entrants"]
     assert (a["wins"], b["wins"]) == ((1, 0) if winner == [1] else (0, 1) if winner == [0] else (0, 0))
     assert a["score_sum"] == done.scores()[1] and b["score_sum"] == done.scores()[0]
+
+
+# ------------------------------------------------------------ evaluate_policy
+
+needs_gymnasium = pytest.mark.skipif(importlib.util.find_spec("gymnasium") is None, reason="needs gymnasium")
+
+
+@needs_gymnasium
+def test_a_random_policy_against_random_agents_gets_a_fair_share():
+    from korovan_caravan.evaluation import evaluate_policy, random_policy
+
+    r = evaluate_policy(random_policy(1), "korovan", players=3, opponents="random", games=240, seed=0)
+    assert r.games == 240 and r.players == 3 and r.opponents == ("random", "random")
+    assert r.fair_share == pytest.approx(1 / 3)
+    lo, hi = r.share_interval
+    assert lo < r.fair_share < hi
+    assert hi - lo < 0.15
+    assert r.wins + r.draws + r.losses == 240
+    assert r.share == pytest.approx(r.shares.mean())
+    assert "share" in str(r) and "korovan" in str(r)
+
+
+class FirstLegal:
+    """A trivial policy object: the first legal action of every game."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, obs, mask):
+        self.calls += 1
+        assert obs.dtype == np.float32 and mask.dtype == np.bool_ and len(obs) == len(mask)
+        return np.argmax(mask, axis=1)
+
+
+@needs_gymnasium
+def test_a_policy_object_and_reproducibility_over_batches():
+    from korovan_caravan.evaluation import evaluate_policy
+
+    p = FirstLegal()
+    a = evaluate_policy(p, "caravan", players=2, opponents="heuristic", games=12, seed=5, max_turns=40)
+    assert p.calls > 0 and a.opponents == ("heuristic",) and a.seeds == range(5, 17)
+    assert np.all((a.shares >= 0) & (a.shares <= 1))
+    # the games are those of the seeds, whatever the batch
+    b = evaluate_policy(FirstLegal(), "caravan", players=2, opponents="heuristic", games=12, seed=5, batch=5,
+                        max_turns=40)
+    assert np.array_equal(a.shares, b.shares)
+    # against the heuristic the first legal action loses nearly every game
+    assert a.share < 0.5
+
+
+@needs_gymnasium
+def test_the_sb3_adapter_passes_the_masks():
+    from korovan_caravan.evaluation import evaluate_policy, sb3_policy
+
+    class Model:
+        def predict(self, obs, action_masks=None, deterministic=False):
+            assert deterministic and action_masks is not None
+            return np.argmax(action_masks, axis=1), None
+
+    r = evaluate_policy(sb3_policy(Model()), "korovan", players=3, games=6)
+    assert r.games == 6
+    with pytest.raises(TypeError, match="predict"):
+        sb3_policy(object())
+
+
+@needs_gymnasium
+def test_evaluate_policy_refuses_bad_input():
+    from korovan_caravan import InvalidActionError
+    from korovan_caravan.evaluation import evaluate_policy, random_policy
+
+    with pytest.raises(TypeError, match="policy"):
+        evaluate_policy("random", "korovan")
+    with pytest.raises(ValueError, match="games"):
+        evaluate_policy(random_policy(), "korovan", games=0)
+    with pytest.raises(TypeError, match="seed"):
+        evaluate_policy(random_policy(), "korovan", seed=True)
+    with pytest.raises(InvalidActionError):
+        evaluate_policy(lambda obs, mask: np.argmin(mask, axis=1), "korovan", players=3, games=2)
+    with pytest.raises(ValueError, match="shape"):
+        evaluate_policy(lambda obs, mask: np.zeros(7, dtype=np.int64), "korovan", players=3, games=2)
+    with pytest.raises(ValueError):
+        evaluate_policy(random_policy(), "korovan", opponents="nobody")

@@ -115,3 +115,60 @@ def test_illegal_action_raises_and_keeps_the_state():
     with pytest.raises(ValueError):
         env.step(illegal)
     assert env.unwrapped.state == before
+
+
+# ------------------------------------------------- Caravan's compact actions
+
+
+@pytest.mark.parametrize("players,ids", [(2, 694), (3, 742), (4, 790)])
+def test_api_test_caravan_compact(players, ids):
+    env = caravan_v0.env(players=players, max_turns=40, action_space="compact")
+    assert env.action_space("player_0").n == ids
+    assert env.observation_space("player_0")["action_mask"].shape == (ids,)
+    api_test(env, num_cycles=1000)
+
+
+def test_seed_test_caravan_compact():
+    seed_test(lambda: caravan_v0.env(players=3, max_turns=40, action_space="compact"), num_cycles=200)
+
+
+def test_compact_masks_name_the_legal_actions_and_steps_play_them():
+    from korovan_caravan import compact
+
+    env = caravan_v0.env(players=2, max_turns=30, action_space="compact")
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    state = env.unwrapped.state
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (694,)
+        # one compact id per legal flat action
+        assert int(mask.sum()) == len(state.legal_actions())
+        assert sorted(compact.to_flat(state, int(c)) for c in np.flatnonzero(mask)) == sorted(state.legal_actions())
+        cid = int(rng.choice(np.flatnonzero(mask)))
+        flat = compact.to_flat(state, cid)
+        before = len(state.history())
+        env.step(cid)
+        assert state.history()[before] == flat  # the history keeps the flat ids
+        steps += 1
+    assert steps > 20 and state.is_terminal()
+
+
+def test_compact_refuses_an_illegal_id_and_other_games():
+    env = caravan_v0.env(players=2, action_space="compact")
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(ValueError):
+        env.step(illegal)
+    with pytest.raises(ValueError, match="action_space"):
+        caravan_v0.env(action_space="factored")
+    from korovan_caravan.pettingzoo import BoardGameEnv
+
+    with pytest.raises(ValueError, match="korovan has no compact action space"):
+        BoardGameEnv("korovan", action_space="compact")

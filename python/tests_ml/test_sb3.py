@@ -94,3 +94,38 @@ def test_example_quick_mode(script, tmp_path):
         r = result["final"][opp]
         assert 0.0 <= r["low"] <= r["share"] <= r["high"] <= 1.0 and r["games"] == 64
     assert "final vs heuristic" in proc.stdout
+
+
+def test_evaluate_policy_plays_an_sb3_model_against_the_bots():
+    from korovan_caravan.evaluation import evaluate_policy, sb3_policy
+
+    venv = SB3VecEnv(LearnerVectorEnv("korovan", num_envs=4, players=3, opponents="random", seed=0))
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [16]})
+    model.learn(64)
+    assert len(venv.shares) == len([s for s in venv.shares if 0.0 <= s <= 1.0])
+    r = evaluate_policy(sb3_policy(model), "korovan", players=3, opponents="random", games=24, seed=0)
+    assert r.games == 24 and r.wins + r.draws + r.losses == 24
+    lo, hi = r.share_interval
+    assert 0.0 <= lo <= r.share <= hi <= 1.0
+    # deterministic: the same games give the same result
+    again = evaluate_policy(sb3_policy(model), "korovan", players=3, opponents="random", games=24, seed=0)
+    assert np.array_equal(r.shares, again.shares)
+
+
+def test_vec_normalize_works_on_the_adapter_with_the_declared_bounds():
+    """SB3's VecNormalize (the normalisation SB3 users reach for) runs on
+    SB3VecEnv, and the observations it normalises lie in the declared box."""
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    inner = LearnerVectorEnv("caravan", num_envs=4, players=2, opponents="random", seed=0)
+    venv = VecNormalize(SB3VecEnv(inner), norm_reward=False)
+    space = inner.single_observation_space
+    obs = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        raw = venv.get_original_obs()
+        assert all(space.contains(row) for row in raw)
+        obs, rewards, dones, infos = venv.step(inner.sample_legal(rng))
+    assert np.all(np.isfinite(obs)) and np.abs(obs).max() <= venv.clip_obs
+    assert venv.obs_rms.count > 40

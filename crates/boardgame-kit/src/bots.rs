@@ -100,7 +100,9 @@ pub const MAX_BUDGET_TIME: Duration = Duration::from_secs(600);
 /// `flatmc:N`, `learned`, `learned:T`, `learned-ismcts:N`, where `N` is a
 /// number of iterations or a time per decision (`200ms`, `2s`, `500us`), at
 /// most [`MAX_ITERATIONS`] iterations or [`MAX_BUDGET_TIME`], and `T` a
-/// temperature ([`Temperature`]). `Display` writes the name back.
+/// temperature ([`Temperature`]). `Display` writes the name back. A name is
+/// read exactly: whitespace around or inside it is refused, and a
+/// temperature is checked against its range as written, before rounding.
 ///
 /// ```
 /// use boardgame_kit::{AgentSpec, Budget, testgame::HiddenNim};
@@ -203,7 +205,7 @@ impl fmt::Display for AgentSpec {
 /// [`DEFAULT_ITERATIONS`] when absent; refused above [`MAX_ITERATIONS`] or
 /// [`MAX_BUDGET_TIME`] (digits beyond 64 bits included).
 fn parse_budget(agent: &str, budget: Option<&str>) -> Result<Budget, AgentSpecError> {
-    let Some(b) = budget.map(str::trim) else {
+    let Some(b) = budget else {
         return Ok(Budget::Iterations(DEFAULT_ITERATIONS));
     };
     let bad = || AgentSpecError::Budget(agent.to_string());
@@ -236,7 +238,8 @@ impl FromStr for AgentSpec {
     type Err = AgentSpecError;
 
     fn from_str(s: &str) -> Result<Self, AgentSpecError> {
-        let s = s.trim();
+        // A name holds no whitespace: `"random "` is refused (as unknown),
+        // not read as `random`.
         let (kind, budget) = match s.split_once(':') {
             Some((k, b)) => (k, Some(b)),
             None => (s, None),
@@ -249,11 +252,13 @@ impl FromStr for AgentSpec {
             "flatmc" => Ok(AgentSpec::FlatMc(parse_budget(s, budget)?)),
             "learned" => match budget {
                 None => Ok(AgentSpec::Learned(None)),
+                // the range is checked on the written value, before rounding
+                // to f32 (`learned:100.0000001` is above the maximum, not 100)
                 Some(t) => t
-                    .trim()
-                    .parse::<f32>()
+                    .parse::<f64>()
                     .ok()
-                    .and_then(Temperature::new)
+                    .filter(|&t| t <= f64::from(Temperature::MAX))
+                    .and_then(|t| Temperature::new(t as f32))
                     .map(|t| AgentSpec::Learned(Some(t)))
                     .ok_or_else(|| AgentSpecError::Temperature(s.to_string())),
             },
@@ -336,6 +341,21 @@ mod tests {
             assert!(err.contains(&format!("`{}`", bad.trim())), "{err}");
         }
         assert!("chess".parse::<AgentSpec>().unwrap_err().to_string().starts_with("unknown agent `chess`"));
+    }
+
+    /// Issue 30 item 14: whitespace in a name and a temperature that rounds
+    /// into the range are refused, not read as a neighbouring name.
+    #[test]
+    fn whitespace_and_rounded_temperatures_are_refused() {
+        for bad in ["random ", " heuristic", "ismcts: 100", "ismcts:100 ", "learned:0.5 ", "learned :0.5", "\tflatmc"] {
+            let err = bad.parse::<AgentSpec>().unwrap_err().to_string();
+            assert!(err.contains(&format!("`{bad}`")), "{bad:?}: {err}");
+        }
+        for bad in ["learned:100.0000001", "learned:1e-60", "learned:100.00000000000001"] {
+            assert_eq!(bad.parse::<AgentSpec>().unwrap_err(), AgentSpecError::Temperature(bad.to_string()));
+        }
+        assert_eq!("learned:100".parse::<AgentSpec>().unwrap().to_string(), "learned:100");
+        assert_eq!("learned:0.25".parse::<AgentSpec>().unwrap().to_string(), "learned:0.25");
     }
 
     /// Issue 22 item 15: a budget that would search for days (or overflow)

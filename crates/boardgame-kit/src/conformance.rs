@@ -15,7 +15,8 @@
 //! * **codec** — `action_from_id(action_id(a)) == a`, ids in range, ids past
 //!   the end rejected, `Display` then `FromStr` gives the action back;
 //! * **observations** — every seat's observation and tensor can be written,
-//!   a bad seat and a wrong-length buffer are errors;
+//!   the tensor lies within [`Game::observation_tensor_bounds`] where the
+//!   game states them, a bad seat and a wrong-length buffer are errors;
 //! * **determinization** — for every seat, the determinized state gives that
 //!   seat the same observation and tensor, and, when it is that seat's turn,
 //!   the same legal actions;
@@ -113,6 +114,15 @@ pub fn check_with<G: Game>(config: &G::Config, options: &Options) -> Result<Conf
     let tensor_len = G::observation_tensor_len(config);
     if tensor_len != G::observation_tensor_shape(config).iter().product::<usize>() {
         return Err(fail(options.seed, 0, "tensor length is not the product of its shape".into()));
+    }
+    let bounds = G::observation_tensor_bounds(config);
+    if let Some((low, high)) = &bounds {
+        if low.len() != tensor_len || high.len() != tensor_len {
+            return Err(fail(options.seed, 0, "tensor bounds are not of the tensor's length".into()));
+        }
+        if let Some(i) = (0..tensor_len).find(|&i| low[i].partial_cmp(&high[i]).is_none_or(|o| o.is_gt())) {
+            return Err(fail(options.seed, 0, format!("tensor bounds of entry {i} are empty")));
+        }
     }
     for g in 0..options.games {
         let seed = options.seed.wrapping_add(g as u64);
@@ -259,6 +269,14 @@ pub fn check_with<G: Game>(config: &G::Config, options: &Options) -> Result<Conf
                 }
                 if let Err(e) = state.write_observation_tensor(seat, &mut tensor) {
                     return Err(err(format!("tensor of seat {seat} fails: {e}")));
+                }
+                if let Some((low, high)) = &bounds
+                    && let Some(i) = (0..tensor_len).find(|&i| !(low[i]..=high[i]).contains(&tensor[i]))
+                {
+                    return Err(err(format!(
+                        "tensor entry {i} of seat {seat} is {}, outside its bounds [{}, {}]",
+                        tensor[i], low[i], high[i]
+                    )));
                 }
             }
             // what a seat sees of an action agrees with its observations:

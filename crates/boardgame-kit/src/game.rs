@@ -460,6 +460,17 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
     /// When `seat` is not a seat or `out.len()` is not the tensor length.
     fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), Self::Error>;
 
+    /// The bounds of every entry of the observation tensor for `config`:
+    /// `(low, high)`, each of [`Game::observation_tensor_len`] entries, such
+    /// that every tensor written for any seat of any state reached by play
+    /// lies within them (`low[i] <= x[i] <= high[i]`). `None` (the default)
+    /// when the game does not state them. The Python environments declare
+    /// their observation spaces with these bounds, and the kit's conformance
+    /// check tests them.
+    fn observation_tensor_bounds(_config: &Self::Config) -> Option<(Vec<f32>, Vec<f32>)> {
+        None
+    }
+
     /// What `viewer` learns of `action` when it is played in this state (call
     /// it before applying the action): `Some(action)` when the viewer learns
     /// which action it was, `None` when the action is hidden from them (they

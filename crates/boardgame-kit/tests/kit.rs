@@ -164,6 +164,8 @@ enum Defect {
     BiasedDraw,
     /// `public_observation` is seat 0's, which shows seat 0's own card.
     PublicOwnCard,
+    /// `observation_tensor_bounds` states `[0, 0]` for every entry.
+    TightBounds,
 }
 
 thread_local!(static DEFECT: std::cell::Cell<Defect> = const { std::cell::Cell::new(Defect::OmitsTakeTwo) });
@@ -238,6 +240,10 @@ impl Game for Broken {
     fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), NimError> {
         self.inner.write_observation_tensor(seat, out)
     }
+    fn observation_tensor_bounds(c: &NimConfig) -> Option<(Vec<f32>, Vec<f32>)> {
+        let len = HiddenNim::observation_tensor_len(c);
+        (DEFECT.with(|d| d.get()) == Defect::TightBounds).then(|| (vec![0.0; len], vec![0.0; len]))
+    }
     fn random_legal_action(&self, rng: &mut GameRng) -> Option<NimAction> {
         match self.defect {
             Defect::BiasedDraw if matches!(self.turn(), Turn::Player(_)) => Some(NimAction::Take(1)),
@@ -270,6 +276,7 @@ fn conformance_suite_catches_broken_engines() {
         (Defect::HidesOwnDeal, "hidden from seat"),
         (Defect::BiasedDraw, "random draw"),
         (Defect::PublicOwnCard, "hidden from spectators"),
+        (Defect::TightBounds, "outside its bounds"),
     ] {
         DEFECT.with(|d| d.set(defect));
         let err = conformance::check::<Broken>(&NimConfig { stones: 6 }, 5, 0).unwrap_err();

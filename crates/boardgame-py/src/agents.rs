@@ -16,7 +16,9 @@
 //! crate's `engines!`).
 
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::time::Duration;
 
 use boardgame_kit::{AGENT_STREAM_BASE, Agent, AgentSpec, Bots, Evaluation, Game, GameRng, Turn};
 use numpy::PyArray1;
@@ -290,18 +292,26 @@ pub(crate) fn spec_arg(name: &Bound<'_, PyAny>) -> PyResult<AgentSpec> {
 /// `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`, `learned`,
 /// `learned:T`, `learned-ismcts:N`, `N` iterations or a time such as
 /// `10ms`), asked for one move at a time; the search runs in
-/// Rust with the GIL released.
+/// Rust with the GIL released. Shared between threads, the calls take turns.
 #[pyclass(module = "korovan_caravan._korovan_caravan", name = "Agent")]
 pub struct AgentObj {
-    // A `Mutex` only so that the class is `Sync`; every method holds
-    // `&mut self` and uses `get_mut`, which never locks.
+    // Shared between threads, the calls take turns: each locks the agent,
+    // waiting with the GIL released while another thread's call runs.
     inner: Mutex<Box<dyn DynAgent>>,
-    seed: u64,
+    seed: AtomicU64,
 }
 
 impl AgentObj {
-    fn agent(&mut self) -> &mut Box<dyn DynAgent> {
-        self.inner.get_mut().unwrap_or_else(|p| p.into_inner())
+    /// The agent, once no other thread's call holds it (waiting with the
+    /// GIL released, so that the running call can finish).
+    fn agent(&self, py: Python<'_>) -> MutexGuard<'_, Box<dyn DynAgent>> {
+        loop {
+            match self.inner.try_lock() {
+                Ok(agent) => return agent,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => py.detach(|| std::thread::sleep(Duration::from_micros(100))),
+            }
+        }
     }
 }
 
@@ -316,30 +326,30 @@ impl AgentObj {
         let spec = spec_arg(name)?;
         let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
         let inner = visit_game(game, NewAgent { spec, seed })?;
-        Ok(AgentObj { inner: Mutex::new(inner), seed })
+        Ok(AgentObj { inner: Mutex::new(inner), seed: AtomicU64::new(seed) })
     }
 
     /// The agent's name, as the kit writes it (`ismcts` is `ismcts:1000`).
     #[getter]
-    fn name(&mut self) -> String {
-        self.agent().name()
+    fn name(&self, py: Python<'_>) -> String {
+        self.agent(py).name()
     }
 
     /// The engine the agent plays.
     #[getter]
-    fn engine(&mut self) -> &'static str {
-        self.agent().engine()
+    fn engine(&self, py: Python<'_>) -> &'static str {
+        self.agent(py).engine()
     }
 
     /// The seed of the current streams.
     #[getter]
     fn seed(&self) -> u64 {
-        self.seed
+        self.seed.load(Ordering::Relaxed)
     }
 
     /// The action id the agent plays for the seat to move in `state`.
-    fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
-        Ok(self.agent().step(py, state, false)?.0)
+    fn step(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
+        Ok(self.agent(py).step(py, state, false)?.0)
     }
 
     /// The action ids the agent plays for the seat to move in each of
@@ -349,8 +359,8 @@ impl AgentObj {
     /// the GIL released. `TypeError` for a non-sequence or an item that is
     /// no state of the agent's engine; `ValueError` for an empty sequence or
     /// a state where no seat is to move (nothing is decided then).
-    fn step_many<'py>(&mut self, py: Python<'py>, states: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let ids = self.agent().step_many(py, states)?;
+    fn step_many<'py>(&self, py: Python<'py>, states: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let ids = self.agent(py).step_many(py, states)?;
         Ok(PyArray1::from_vec(py, ids))
     }
 
@@ -359,31 +369,32 @@ impl AgentObj {
     /// for a search (the action is the most visited), uniform over the legal
     /// actions for `random`, all on the action for `heuristic` and `flatmc`
     /// (and for a move with a single legal action, not searched).
-    fn step_with_policy(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<(Vec<(u32, f64)>, u32)> {
-        let (id, policy) = self.agent().step(py, state, true)?;
+    fn step_with_policy(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<(Vec<(u32, f64)>, u32)> {
+        let (id, policy) = self.agent(py).step(py, state, true)?;
         Ok((policy.unwrap_or_default(), id))
     }
 
     /// Resets the agent's memory before a new game; with `seed`, restarts
     /// its streams from that seed (as a new game of the driver).
     #[pyo3(signature = (seed=None))]
-    fn restart(&mut self, seed: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn restart(&self, py: Python<'_>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?;
+        let mut agent = self.agent(py);
         if let Some(s) = seed {
-            self.seed = s;
+            self.seed.store(s, Ordering::Relaxed);
         }
-        self.agent().restart(seed);
+        agent.restart(seed);
         Ok(())
     }
 
     /// `agent(state)` is `agent.step(state)`.
-    fn __call__(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
+    fn __call__(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u32> {
         self.step(py, state)
     }
 
-    fn __repr__(&mut self) -> String {
-        let seed = self.seed;
-        let agent = self.agent();
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let agent = self.agent(py);
+        let seed = self.seed.load(Ordering::Relaxed);
         format!("Agent({:?}, {:?}, seed={seed})", agent.engine(), agent.name())
     }
 }

@@ -98,6 +98,15 @@ impl<G: Bindable> GameCore<G> {
         G::observation_tensor_shape(&self.config)
     }
 
+    /// The bounds of the observation tensor's entries, `(low, high)`:
+    /// the engine's, else every `f32` value.
+    pub fn observation_tensor_bounds(&self) -> (Vec<f32>, Vec<f32>) {
+        G::observation_tensor_bounds(&self.config).unwrap_or_else(|| {
+            let len = G::observation_tensor_len(&self.config);
+            (vec![f32::NEG_INFINITY; len], vec![f32::INFINITY; len])
+        })
+    }
+
     /// The most outcomes one chance node lists (the capacity of the
     /// engine's chance list).
     pub fn max_chance_outcomes(&self) -> usize {

@@ -67,6 +67,9 @@ fn uint_arg<T: TryFrom<i128>>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<T>
 
 /// A seed argument: any integer in `0..2^64`.
 fn seed_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err("a seed must be an integer, not bool"));
+    }
     match obj.extract::<u64>() {
         Ok(v) => Ok(v),
         Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
@@ -180,6 +183,14 @@ macro_rules! engines {
                 /// The length of `observation_tensor`.
                 fn observation_tensor_size(&self) -> usize {
                     self.core.observation_tensor_shape().iter().product()
+                }
+                /// The bounds of every entry of `observation_tensor`, as two
+                /// float32 arrays `(low, high)` of its length (the engine's
+                /// `Game::observation_tensor_bounds`): every tensor of every seat
+                /// in every state reached by play lies within them.
+                fn observation_tensor_bounds<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>) {
+                    let (low, high) = self.core.observation_tensor_bounds();
+                    (PyArray1::from_vec(py, low), PyArray1::from_vec(py, high))
                 }
                 /// The configuration, every field, as JSON text.
                 fn config_json(&self) -> String {

@@ -131,6 +131,10 @@ impl Game for Caravan {
         vec![TENSOR_LEN]
     }
 
+    fn observation_tensor_bounds(config: &CaravanConfig) -> Option<(Vec<f32>, Vec<f32>)> {
+        Some(crate::observation::tensor_bounds(config))
+    }
+
     fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), CaravanError> {
         self.seat(seat)?;
         if out.len() != TENSOR_LEN {

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::board::{Bits, KINDS, SPACES, SQUARES};
+use crate::board::{Bits, FULL_BAG, KINDS, Kind, SPACES, SQUARES};
+use crate::config::CaravanConfig;
 use crate::rules::allowance;
 use crate::setup::CaravanSetup;
 use crate::state::{Caravan, EndKind, MAX_PLAYERS, SUPPLY_LOC};
@@ -131,4 +132,74 @@ impl Caravan {
             put(out, if self.end == Some(e) { 1.0 } else { 0.0 });
         }
     }
+}
+
+/// The bounds of every entry of the tensor under `config`, `(low, high)`
+/// (`Game::observation_tensor_bounds`), from the rules: a slot past the
+/// players is always 0; a square holds at most a player's `camels` camels of
+/// each kind (unladen, good on top, good under) and at most the box's cubes
+/// of a kind (C-1.3); the demand markers are unlimited (C-1.4) and counted
+/// in a byte (255); theft markers are at most one per player (C-1.5, C-5.5);
+/// the score is at most 255 markers plus every cube delivered, at least the
+/// held-goods penalty of `camels` goods (C-7.3, C-7.4); a turn allows at
+/// most 4 actions (C-4.1); 4 picks trigger a refill (C-6.1); `players`
+/// passes end the game (C-7.2).
+pub fn tensor_bounds(config: &CaravanConfig) -> (Vec<f32>, Vec<f32>) {
+    let n = usize::from(config.players).min(MAX_PLAYERS);
+    let camels = f32::from(config.camels);
+    let cubes = FULL_BAG.map(f32::from);
+    let bag_total: f32 = cubes.iter().sum();
+    let most_points =
+        f32::from(u8::MAX) + Kind::ALL.iter().map(|&k| cubes[k as usize] * k.points() as f32).sum::<f32>();
+    let fewest_points = if config.held_penalty { -(camels * (camels - 1.0) / 2.0) } else { 0.0 };
+    let mut low = vec![0f32; TENSOR_LEN];
+    let mut high = vec![0f32; TENSOR_LEN];
+    let mut plane = |p: usize, v: f32| high[p * SQUARES..(p + 1) * SQUARES].iter_mut().for_each(|x| *x = v);
+    for j in 0..n {
+        plane(P_UNLADEN + j, camels);
+        plane(P_TOP + j, camels);
+        plane(P_UNDER + j, camels);
+    }
+    for (k, &c) in cubes.iter().enumerate() {
+        plane(P_LYING + k, 1.0);
+        plane(P_CARRIED + k, c);
+        plane(P_CITY + k, 1.0);
+    }
+    plane(P_MARKERS, f32::from(u8::MAX));
+    plane(P_SPACE, 1.0);
+    let mut i = PLANES * SQUARES;
+    let mut put = |lo: f32, hi: f32| {
+        low[i] = lo;
+        high[i] = hi;
+        i += 1;
+    };
+    for j in 0..MAX_PLAYERS {
+        if j >= n {
+            (0..PLAYER_SCALARS).for_each(|_| put(0.0, 0.0));
+            continue;
+        }
+        put(1.0, 1.0); // present
+        put(0.0, camels); // supply
+        put(0.0, f32::from(u8::MAX)); // demand markers
+        put(0.0, n as f32); // theft markers
+        for &c in &cubes {
+            put(0.0, c); // delivered
+        }
+        put(fewest_points, most_points);
+    }
+    for &c in &cubes {
+        put(0.0, c); // the bag
+    }
+    put(0.0, bag_total);
+    put(0.0, 1.0); // turn / max_turns
+    put(0.0, f32::from(allowance(u32::MAX))); // actions left
+    put(f32::from(allowance(0)), f32::from(allowance(u32::MAX))); // allowance
+    put(0.0, 3.0); // picks since the refill
+    put(0.0, SPACES as f32); // draws pending
+    put(0.0, n as f32); // passes
+    for j in 0..MAX_PLAYERS {
+        put(0.0, if j < n { 1.0 } else { 0.0 }); // the mover's slot
+    }
+    (0..5).for_each(|_| put(0.0, 1.0)); // chance, over, end kinds
+    (low, high)
 }

@@ -109,6 +109,10 @@ impl Game for Korovan {
         vec![TENSOR_LEN]
     }
 
+    fn observation_tensor_bounds(config: &KorovanConfig) -> Option<(Vec<f32>, Vec<f32>)> {
+        Some(crate::observation::tensor_bounds(config))
+    }
+
     fn write_observation_tensor(&self, seat: usize, out: &mut [f32]) -> Result<(), KorovanError> {
         let obs = KorovanObservation::new(self, seat)?;
         obs.write_tensor(out)

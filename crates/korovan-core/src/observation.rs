@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use boardgame_kit::{GameError, Turn};
 
-use crate::config::{HelperCounts, MAX_PLAYERS, MAX_ROWS};
+use crate::config::{HelperCounts, KorovanConfig, MAX_PLAYERS, MAX_ROWS};
 use crate::error::KorovanError;
 use crate::state::{HelperLog, Korovan, NONE, Phase};
 
@@ -231,4 +231,35 @@ impl KorovanObservation {
         }
         Ok(())
     }
+}
+
+/// The bounds of every entry of the tensor under `config`, `(low, high)`
+/// (`Game::observation_tensor_bounds`), from the rules: the one-hot and 0/1
+/// entries lie in `[0, 1]`; a seat past N has no cows, a seat at most all
+/// the table's N·`starting_cows` (K-1.2); the round is at most N·`laps`, the
+/// lap at most `laps` (K-7.2); a step has one switch plus one per
+/// `SecondThought` played (K-5.3, K-6); the fine due is at most the larger
+/// fine (K-5.5); the driver holds at most the hand size (K-3.1), of a kind
+/// at most the deck's cards of that kind, and no more can be played in a
+/// round (K-6).
+pub fn tensor_bounds(config: &KorovanConfig) -> (Vec<f32>, Vec<f32>) {
+    let n = usize::from(config.players).min(MAX_PLAYERS);
+    let hand = config.hand();
+    let deck = config.deck.to_array();
+    let low = vec![0f32; TENSOR_LEN];
+    let mut high = vec![1f32; TENSOR_LEN];
+    let all_cows = f32::from(config.players) * f32::from(config.start_cows());
+    for (j, x) in high[45..54].iter_mut().enumerate() {
+        *x = if j < n { all_cows } else { 0.0 };
+    }
+    high[54] = config.rounds() as f32;
+    high[55] = f32::from(config.laps);
+    high[288] = 1.0 + f32::from(hand.min(deck[3]));
+    high[289] = f32::from(config.fines.one_ambush.max(config.fines.two_ambushes));
+    high[290] = f32::from(hand);
+    for (i, &d) in deck.iter().enumerate() {
+        high[291 + i] = f32::from(hand.min(d));
+        high[297 + i] = f32::from(hand.min(d));
+    }
+    (low, high)
 }

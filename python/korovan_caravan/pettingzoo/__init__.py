@@ -25,6 +25,14 @@ exactly by their weights from the seeded stream of the Rust driver
 (``Rng(seed).child(CHANCE_STREAM)``), so ``reset(seed=s)`` followed by the
 same actions gives the same game.
 
+Actions (``action_space=``): ``"flat"`` (the default) is the engine's ids,
+``Discrete(num_distinct_actions)`` — Caravan's 41,667+ ids make large
+masks and a slow policy head; ``"compact"`` (Caravan only) is the compact
+action space of :mod:`korovan_caravan.compact` (694 / 742 / 790 ids with 2
+/ 3 / 4 players, ``docs/encoding-caravan.md``): ``step`` takes a compact id
+and ``action_mask`` is over the compact ids. The environment's history and
+records keep the flat ids.
+
 Rewards (``reward=``, as every environment of the package): ``"shares"``
 (the default) pays at the end 1 for a sole winner, ``1/k`` for each of ``k``
 seats sharing a draw, 0 otherwise; ``"zero_sum"`` pays ``(n·share − 1)/(n −
@@ -44,7 +52,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import korovan_caravan
-from korovan_caravan.vector import _OBS_BOUND
+from korovan_caravan import compact
+from korovan_caravan.vector import _observation_box
 
 
 
@@ -53,9 +62,11 @@ class BoardGameEnv(AECEnv, EzPickle):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "boardgame_v0", "is_parallelizable": False}
 
-    def __init__(self, game_name, render_mode=None, reward="shares", shaping=0.0, **config):
-        EzPickle.__init__(self, game_name, render_mode, reward, shaping, **config)
+    def __init__(self, game_name, render_mode=None, reward="shares", shaping=0.0, action_space="flat", **config):
+        EzPickle.__init__(self, game_name, render_mode, reward, shaping, action_space, **config)
         super().__init__()
+        if not isinstance(action_space, str) or action_space not in ("flat", "compact"):
+            raise ValueError(f"action_space must be 'flat' or 'compact', got {action_space!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         if reward not in ("shares", "zero_sum"):
@@ -67,15 +78,20 @@ class BoardGameEnv(AECEnv, EzPickle):
         self.game = korovan_caravan.load_game(game_name, **config)
         self.render_mode = render_mode
         n = self.game.num_players()
-        num_actions = self.game.num_distinct_actions()
-        shape = tuple(self.game.observation_tensor_shape())
+        if action_space == "compact" and game_name != "caravan":
+            raise ValueError(f"action_space='compact': {game_name} has no compact action space (Caravan has)")
+        #: ``"flat"`` (the engine's ids) or ``"compact"`` (Caravan's compact ids).
+        self.action_space_name = action_space
+        self._compact = action_space == "compact"
+        num_actions = compact.num_actions(self.game) if self._compact else self.game.num_distinct_actions()
+        self._num_actions = num_actions
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(low=-_OBS_BOUND, high=_OBS_BOUND, shape=shape, dtype=np.float32),
+                    "observation": _observation_box(self.game),
                     "action_mask": spaces.Box(low=0, high=1, shape=(num_actions,), dtype=np.int8),
                 }
             )
@@ -140,9 +156,9 @@ class BoardGameEnv(AECEnv, EzPickle):
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
-        mask = np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
+        mask = np.zeros(self._num_actions, dtype=np.int8)
         if self.state.current_player() == seat:
-            mask[:] = self.state.legal_actions_mask()
+            mask[:] = compact.mask(self.state) if self._compact else self.state.legal_actions_mask()
         return {"observation": self.state.observation_tensor(seat), "action_mask": mask}
 
     def step(self, action):
@@ -151,6 +167,8 @@ class BoardGameEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
+        if self._compact:
+            action = compact.to_flat(self.state, action)
         self.state.apply_action(action)
         self._resolve_chance()
         self._after_move()
