@@ -10,6 +10,32 @@ use crate::{Game, GameRng, Turn};
 /// that seat. All its randomness comes from the `rng` it is given (the
 /// driver gives each seat its own stream), so the same seed gives the same
 /// game.
+///
+/// `Box<A>` and `&mut A` are agents whenever `A` is (`A` may be `dyn
+/// Agent<G>`), every method forwarded: agents chosen at run time can be
+/// kept in a vector of boxes and handed on as they are.
+///
+/// ```
+/// use boardgame_kit::{Agent, Driver, Game, IsMctsAgent, RandomAgent, Turn, play_game, testgame::HiddenNim};
+///
+/// let mut agents: Vec<Box<dyn Agent<HiddenNim>>> =
+///     vec![Box::new(IsMctsAgent::with_iterations(20)), Box::new(RandomAgent)];
+///
+/// // A box is an agent: `&mut agents[s]` is a `&mut dyn Agent`.
+/// let mut seats: Vec<&mut dyn Agent<HiddenNim>> = agents.iter_mut().map(|a| a as &mut dyn Agent<HiddenNim>).collect();
+/// let game = play_game::<HiddenNim>(&Default::default(), &mut seats, 7).unwrap();
+/// assert_eq!(game.record.agents, ["ismcts:20", "random"]);
+///
+/// // One step at a time, a box straight from the vector.
+/// let mut driver = Driver::<HiddenNim>::new(&Default::default(), 7).unwrap();
+/// while driver.state().turn() == Turn::Chance {
+///     driver.step_chance();
+/// }
+/// let Turn::Player(seat) = driver.state().turn() else { unreachable!() };
+/// let steps = driver.steps();
+/// driver.step_agent(&mut agents[seat]).unwrap();
+/// assert_eq!(driver.steps(), steps + 1);
+/// ```
 pub trait Agent<G: Game>: Send {
     /// A short name for tables and records (`"random"`, `"ismcts:1000"`).
     fn name(&self) -> String;
@@ -55,7 +81,26 @@ impl<G: Game> Agent<G> for RandomAgent {
     }
 }
 
+/// A boxed agent is an agent: every method, the provided ones included, is
+/// forwarded, so an agent's own `reset` and `policy` are kept.
 impl<G: Game, A: Agent<G> + ?Sized> Agent<G> for Box<A> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn act(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> G::Action {
+        (**self).act(state, seat, rng)
+    }
+    fn reset(&mut self) {
+        (**self).reset()
+    }
+    fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
+        (**self).policy(out)
+    }
+}
+
+/// A borrowed agent is an agent: every method, the provided ones included,
+/// is forwarded to the agent borrowed.
+impl<G: Game, A: Agent<G> + ?Sized> Agent<G> for &mut A {
     fn name(&self) -> String {
         (**self).name()
     }
@@ -131,4 +176,79 @@ pub fn count_legal<G: Game>(state: &G) -> usize {
     let mut list = G::ActionList::default();
     state.legal_actions(&mut list);
     list.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::testgame::HiddenNim;
+
+    /// An agent that overrides every provided method and counts its calls
+    /// of `act` and `reset`, to see nothing is lost behind a box or a
+    /// borrow.
+    #[derive(Default)]
+    struct Marked {
+        acts: Arc<AtomicUsize>,
+        resets: Arc<AtomicUsize>,
+    }
+
+    impl Agent<HiddenNim> for Marked {
+        fn name(&self) -> String {
+            "marked".to_string()
+        }
+        fn act(&mut self, state: &HiddenNim, seat: usize, rng: &mut GameRng) -> <HiddenNim as Game>::Action {
+            self.acts.fetch_add(1, Ordering::Relaxed);
+            RandomAgent.act(state, seat, rng)
+        }
+        fn reset(&mut self) {
+            self.resets.fetch_add(1, Ordering::Relaxed);
+        }
+        fn policy(&self, out: &mut Vec<(<HiddenNim as Game>::Action, f64)>) {
+            out.clear();
+            out.push(("take 1".parse().unwrap(), 1.0));
+        }
+    }
+
+    /// Calls every method of `agent` once through the trait; returns its
+    /// name and the length of the policy it wrote.
+    fn exercise<A: Agent<HiddenNim>>(agent: &mut A) -> (String, usize) {
+        let mut state = HiddenNim::new_game(&Default::default()).unwrap();
+        let mut rng = GameRng::new(1);
+        while state.turn() == Turn::Chance {
+            let a = random_action(&state, &mut rng).unwrap();
+            state.apply(a).unwrap();
+        }
+        let Turn::Player(seat) = state.turn() else { unreachable!() };
+        let action = agent.act(&state, seat, &mut rng);
+        assert!(state.is_legal(action));
+        agent.reset();
+        let mut policy = vec![("take 2".parse().unwrap(), 0.5)];
+        agent.policy(&mut policy);
+        (agent.name(), policy.len())
+    }
+
+    #[test]
+    fn boxes_and_borrows_forward_every_method() {
+        let marked = Marked::default();
+        let (acts, resets) = (Arc::clone(&marked.acts), Arc::clone(&marked.resets));
+        let counts = || (acts.load(Ordering::Relaxed), resets.load(Ordering::Relaxed));
+
+        let mut boxed: Box<dyn Agent<HiddenNim>> = Box::new(marked);
+        assert_eq!(exercise(&mut boxed), ("marked".to_string(), 1));
+        assert_eq!(counts(), (1, 1));
+        assert_eq!(exercise(&mut &mut boxed), ("marked".to_string(), 1));
+        assert_eq!(counts(), (2, 2));
+        let mut borrowed: &mut dyn Agent<HiddenNim> = &mut boxed;
+        assert_eq!(exercise(&mut borrowed), ("marked".to_string(), 1));
+        assert_eq!(counts(), (3, 3));
+        assert_eq!(exercise(&mut Box::new(&mut boxed)), ("marked".to_string(), 1));
+        assert_eq!(counts(), (4, 4));
+
+        // The defaults stay the defaults: a random agent writes no policy.
+        let mut random: Box<dyn Agent<HiddenNim>> = Box::new(RandomAgent);
+        assert_eq!(exercise(&mut &mut random), ("random".to_string(), 0));
+    }
 }
