@@ -60,6 +60,32 @@ impl Seats {
     }
 }
 
+/// For people: `seat 2`, `seats 1, 4`, `no seat` (seats numbered from 0, as
+/// everywhere in the API).
+///
+/// ```
+/// use boardgame_kit::Seats;
+/// assert_eq!(Seats::EMPTY.with(1).with(4).to_string(), "seats 1, 4");
+/// assert_eq!(Seats::EMPTY.with(2).to_string(), "seat 2");
+/// assert_eq!(Seats::EMPTY.to_string(), "no seat");
+/// ```
+impl Display for Seats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.len() {
+            0 => return f.write_str("no seat"),
+            1 => f.write_str("seat ")?,
+            _ => f.write_str("seats ")?,
+        }
+        for (i, seat) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{seat}")?;
+        }
+        Ok(())
+    }
+}
+
 /// The result of a finished game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Outcome {
@@ -67,6 +93,30 @@ pub enum Outcome {
     Winner(usize),
     /// The game is a draw among these seats (the others lost).
     Draw(Seats),
+}
+
+/// For people (seats numbered from 0): `seat 2 wins`, `draw between seats
+/// 1, 4`; a draw of one seat (which [`Outcome::from_seats`] never makes) is
+/// `draw, seat 1 alone`, a draw of none (every seat lost) `draw, no seat
+/// wins`.
+///
+/// ```
+/// use boardgame_kit::{Outcome, Seats};
+/// assert_eq!(Outcome::Winner(2).to_string(), "seat 2 wins");
+/// let draw = Outcome::Draw(Seats::EMPTY.with(1).with(4));
+/// assert_eq!(draw.to_string(), "draw between seats 1, 4");
+/// ```
+impl Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Outcome::Winner(seat) => write!(f, "seat {seat} wins"),
+            Outcome::Draw(seats) => match seats.len() {
+                0 => f.write_str("draw, no seat wins"),
+                1 => write!(f, "draw, {seats} alone"),
+                _ => write!(f, "draw between {seats}"),
+            },
+        }
+    }
 }
 
 impl Outcome {

@@ -638,6 +638,20 @@ fn outcomes_from_seats_and_scores() {
 }
 
 #[test]
+fn outcomes_and_seats_read_as_words() {
+    let seats = |list: &[usize]| list.iter().fold(Seats::EMPTY, |s, &seat| s.with(seat));
+    assert_eq!(seats(&[]).to_string(), "no seat");
+    assert_eq!(seats(&[0]).to_string(), "seat 0");
+    assert_eq!(seats(&[1, 4]).to_string(), "seats 1, 4");
+    assert_eq!(seats(&[15, 0, 7]).to_string(), "seats 0, 7, 15");
+    assert_eq!(Outcome::Winner(2).to_string(), "seat 2 wins");
+    assert_eq!(Outcome::Draw(seats(&[1, 4])).to_string(), "draw between seats 1, 4");
+    assert_eq!(Outcome::Draw(seats(&[0, 1, 2])).to_string(), "draw between seats 0, 1, 2");
+    assert_eq!(Outcome::Draw(seats(&[3])).to_string(), "draw, seat 3 alone");
+    assert_eq!(Outcome::Draw(Seats::EMPTY).to_string(), "draw, no seat wins");
+}
+
+#[test]
 fn arena_sums_never_wrap_and_more_threads_than_seeds_at_the_top_of_the_range_play_each_seed_once() {
     let arena = Arena::<HiddenNim>::new(NimConfig { stones: 4 });
     let entrants = [Entrant::new("random", || Box::new(RandomAgent)), Entrant::new("random", || Box::new(RandomAgent))];
