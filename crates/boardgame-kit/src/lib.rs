@@ -30,9 +30,41 @@
 //!   Russian, hiding exactly what [`Game::view_action`] hides ([`check_words`]).
 //! * [`testgame`] — `HiddenNim`, a tiny game used by the kit's tests and
 //!   examples.
+//!
+//! # Example
+//!
+//! A seeded game between a search agent and a random one, its record
+//! replayed, and the first decision's legal actions. `HiddenNim` stands in
+//! for an engine here; `korovan_core::Korovan` and `caravan_core::Caravan`
+//! are used the same way.
+//!
+//! ```
+//! use boardgame_kit::testgame::HiddenNim;
+//! use boardgame_kit::{Game, GameRng, IsMctsAgent, RandomAgent, Turn, play_game, random_action};
+//!
+//! let config = <HiddenNim as Game>::Config::default();
+//! let mut search = IsMctsAgent::with_iterations(100);
+//! let mut random = RandomAgent;
+//! let game = play_game::<HiddenNim>(&config, &mut [&mut search, &mut random], 7).expect("a valid game");
+//! println!("{}", game.state.outcome().expect("the game is over")); // "seat 0 wins" or "seat 1 wins"
+//! assert_eq!(game.record.replay::<HiddenNim>().expect("same rules"), game.state);
+//!
+//! // By hand: chance (the deal) until a seat decides, then its legal actions.
+//! let mut state = HiddenNim::new_game(&config).expect("a valid config");
+//! let mut rng = GameRng::new(7);
+//! while state.turn() == Turn::Chance {
+//!     let outcome = random_action(&state, &mut rng).expect("a chance node has outcomes");
+//!     state.apply(outcome).expect("a listed outcome is legal");
+//! }
+//! let mut actions = <HiddenNim as Game>::ActionList::default();
+//! state.legal_actions(&mut actions); // into a fixed-capacity list: no allocation
+//! assert_eq!(state.turn(), Turn::Player(0));
+//! assert!(!actions.is_empty());
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![warn(clippy::missing_errors_doc, clippy::missing_panics_doc)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
 mod arena;
@@ -47,6 +79,7 @@ mod record;
 mod rng;
 mod search;
 #[cfg(feature = "proptest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proptest")))]
 pub mod strategy;
 pub mod testgame;
 mod words;
