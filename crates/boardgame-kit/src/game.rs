@@ -377,13 +377,42 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
     /// Whose decision the state waits for.
     fn turn(&self) -> Turn;
 
-    /// Writes the legal actions into `out` (cleared first). At a chance node
-    /// these are the actions of the outcomes with positive probability; at a
-    /// terminal state, none. Never allocates.
+    /// Writes the legal actions into `out` (cleared first). At a player's
+    /// turn these are the player's choices; at a terminal state, none. Never
+    /// allocates.
+    ///
+    /// **At a chance node** they are the actions of the chance outcomes —
+    /// the same actions [`Game::chance_outcomes`] lists (the conformance
+    /// suite checks it), without their weights. This is deliberate and is
+    /// what OpenSpiel's `legal_actions` does at a chance node: [`crate::perft`]
+    /// counts chance branches through it, [`legal_action_mask`] marks them,
+    /// and the Python binding's OpenSpiel-shaped `legal_actions` is this
+    /// list. The probabilities are only in [`Game::chance_outcomes`], the
+    /// one way to chance that respects them ([`Game::sample_chance_outcome`]
+    /// draws by them); check [`Game::turn`] before choosing from this list,
+    /// since a uniform pick at a chance node ignores the weights.
+    ///
+    /// ```
+    /// use boardgame_kit::{Game, Turn, testgame::HiddenNim};
+    ///
+    /// let state = HiddenNim::new_game(&Default::default()).unwrap();
+    /// assert_eq!(state.turn(), Turn::Chance); // the deal
+    /// let mut chances = <HiddenNim as Game>::ChanceList::default();
+    /// state.chance_outcomes(&mut chances); // the outcomes with their weights
+    /// let mut actions = <HiddenNim as Game>::ActionList::default();
+    /// state.legal_actions(&mut actions); // the same actions, no weights
+    /// assert!(!chances.is_empty() && chances.iter().all(|o| o.weight > 0));
+    /// assert_eq!(actions.len(), chances.len());
+    /// assert!(chances.iter().all(|o| actions.contains(&o.action)));
+    /// let total: f64 = chances.iter().map(|o| o.probability(&chances)).sum();
+    /// assert!((total - 1.0).abs() < 1e-12);
+    /// ```
     fn legal_actions(&self, out: &mut Self::ActionList);
 
     /// Writes the outcomes of a chance node into `out` (cleared first), each
-    /// with a positive weight. Empty unless `turn()` is [`Turn::Chance`].
+    /// with a positive weight: the one place a chance node's probabilities
+    /// are ([`Game::legal_actions`] lists the same actions without them).
+    /// Empty unless `turn()` is [`Turn::Chance`].
     fn chance_outcomes(&self, out: &mut Self::ChanceList);
 
     /// A uniformly random legal action at a player's turn, drawn from `rng`
