@@ -15,7 +15,7 @@
 //! * [`korovan`] ([`korovan_core`]) — Korovan, 3 to 9 players: one player
 //!   drives a caravan down a road of face-down ambushes the others laid;
 //!   [`korovan::Korovan`], [`korovan::KorovanConfig`],
-//!   [`korovan::KorovanAction`], [`korovan::KorovanObservation`].
+//!   [`korovan::Action`], [`korovan::KorovanObservation`].
 //! * [`caravan`] ([`caravan_core`]) — Caravan, 2 to 4 players: camel chains
 //!   deliver goods across a 7 × 7 board; [`caravan::Caravan`],
 //!   [`caravan::CaravanConfig`], [`caravan::Action`],
