@@ -25,13 +25,38 @@ pub enum Turn {
     Terminal,
 }
 
-/// A set of seats (at most 16), as a bitmask.
+/// A set of seats (at most 16: seats `0..16`).
+///
+/// Built with [`Seats::with`], collected from seats, or from its bitmask
+/// ([`Seats::from_bits`], bit `s` for seat `s`); read with
+/// [`Seats::contains`], [`Seats::iter`] (or `for seat in seats`) and
+/// [`Seats::bits`]. It serializes as its bitmask, a number.
+///
+/// ```
+/// use boardgame_kit::Seats;
+/// let seats: Seats = [1, 4].into_iter().collect();
+/// assert_eq!(seats, Seats::EMPTY.with(1).with(4));
+/// assert_eq!(seats.bits(), 0b1_0010);
+/// assert_eq!(Seats::from_bits(0b1_0010), seats);
+/// assert_eq!(seats.iter().collect::<Vec<_>>(), [1, 4]);
+/// assert!(seats.contains(4) && !seats.contains(0));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Seats(pub u16);
+pub struct Seats(u16);
 
 impl Seats {
     /// The empty set.
     pub const EMPTY: Seats = Seats(0);
+
+    /// The set whose bitmask is `bits`: seat `s` is in it when bit `s` is set.
+    pub const fn from_bits(bits: u16) -> Seats {
+        Seats(bits)
+    }
+
+    /// The bitmask of the set: bit `s` is set when seat `s` is in it.
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
 
     /// The set with `seat` added (seats of 16 and above are ignored).
     #[must_use]
@@ -55,8 +80,48 @@ impl Seats {
     }
 
     /// The seats in increasing order.
-    pub fn iter(self) -> impl Iterator<Item = usize> {
-        (0..16).filter(move |&s| self.contains(s))
+    pub fn iter(self) -> SeatsIter {
+        SeatsIter(self.0)
+    }
+}
+
+/// The seats of a [`Seats`] in increasing order ([`Seats::iter`]).
+#[derive(Clone, Debug)]
+pub struct SeatsIter(u16);
+
+impl Iterator for SeatsIter {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let seat = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(seat)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for SeatsIter {}
+
+impl IntoIterator for Seats {
+    type Item = usize;
+    type IntoIter = SeatsIter;
+
+    fn into_iter(self) -> SeatsIter {
+        self.iter()
+    }
+}
+
+/// Seats of 16 and above are ignored, as by [`Seats::with`].
+impl FromIterator<usize> for Seats {
+    fn from_iter<I: IntoIterator<Item = usize>>(seats: I) -> Seats {
+        seats.into_iter().fold(Seats::EMPTY, Seats::with)
     }
 }
 
@@ -142,7 +207,7 @@ impl Outcome {
     /// ```
     /// use boardgame_kit::{Outcome, Seats};
     /// assert_eq!(Outcome::from_seats(Seats::EMPTY.with(2)), Some(Outcome::Winner(2)));
-    /// assert_eq!(Outcome::from_seats(Seats(0b101)), Some(Outcome::Draw(Seats(0b101))));
+    /// assert_eq!(Outcome::from_seats(Seats::from_bits(0b101)), Some(Outcome::Draw(Seats::from_bits(0b101))));
     /// assert_eq!(Outcome::from_seats(Seats::EMPTY), None);
     /// ```
     pub fn from_seats(seats: Seats) -> Option<Outcome> {
@@ -161,7 +226,7 @@ impl Outcome {
     /// ```
     /// use boardgame_kit::{Outcome, Seats};
     /// assert_eq!(Outcome::from_best(&[3, 7, 5]), Some(Outcome::Winner(1)));
-    /// assert_eq!(Outcome::from_best(&[7, 2, 7]), Some(Outcome::Draw(Seats(0b101))));
+    /// assert_eq!(Outcome::from_best(&[7, 2, 7]), Some(Outcome::Draw(Seats::from_bits(0b101))));
     /// assert_eq!(Outcome::from_best::<i32>(&[]), None);
     /// ```
     pub fn from_best<T: Ord + Copy>(scores: &[T]) -> Option<Outcome> {

@@ -94,8 +94,8 @@ pub use driver::{
     AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_from, play_game,
 };
 pub use game::{
-    ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, Turn, Viewer, chance_actions,
-    legal_action_mask, sample_chance,
+    ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, SeatsIter, Turn, Viewer,
+    chance_actions, legal_action_mask, sample_chance,
 };
 pub use learned_check::{LearnedReport, check_learned, golden_outputs};
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};

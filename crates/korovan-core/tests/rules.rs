@@ -763,7 +763,7 @@ fn k7_3_most_cows_wins_a_tie_is_a_friendship_draw() {
         play(&mut g, "reveal");
     }
     assert_eq!([g.cows(0), g.cows(1), g.cows(2)], [4, 4, 4]);
-    assert_eq!(g.outcome(), Some(Outcome::Draw(Seats(0b111))));
+    assert_eq!(g.outcome(), Some(Outcome::Draw(Seats::from_bits(0b111))));
     let mut r = [0.0; 3];
     g.returns(&mut r);
     assert_eq!(r, [1.0 / 3.0; 3]);
