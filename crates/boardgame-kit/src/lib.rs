@@ -31,6 +31,29 @@
 //! * [`testgame`] — `HiddenNim`, a tiny game used by the kit's tests and
 //!   examples.
 //!
+//! # Vocabulary
+//!
+//! One word for one thing, in the kit and in every engine:
+//!
+//! * **player** — someone playing; [`Game::num_players`] counts them (a
+//!   configuration's field `players`, a `u8`, is the same count as stored).
+//! * **seat** — a player's place at the table, `0..num_players()`, always a
+//!   `usize`: [`Turn::Player`]`(seat)`, [`Game::observation`]`(seat)`,
+//!   [`Game::score`]`(seat)`, [`Viewer::Seat`]. Seat 0 moves first unless the
+//!   rules say otherwise; words for people number seats the same way
+//!   (`seat 2 wins`). A method taking a seat names its parameter `seat`.
+//! * [`Seats`] — a set of seats, read through its methods.
+//! * **action** — a decision or a chance outcome: `<engine>::Action`
+//!   (`korovan_core::Action`, `caravan_core::Action`, whose decoded form is
+//!   `caravan_core::Act`), [`Game::Action`] generically; its stable integer
+//!   id is an [`ActionId`]. A chance node's actions with their weights are
+//!   [`ChanceOutcome`]s.
+//! * **score** — [`Game::score`], the number a game is won by: Korovan's
+//!   **cows** (`Korovan::cows`), Caravan's **points** (`Caravan::points`);
+//!   the rules' own word names each engine's accessor, *score* is the
+//!   generic one. **Returns** ([`Game::returns`]) are what agents maximise,
+//!   the **outcome** ([`Outcome`]) who won.
+//!
 //! # Example
 //!
 //! A seeded game between a search agent and a random one, its record
