@@ -3,12 +3,12 @@
 //! Run with `cargo run --example embed_korovan`.
 
 use boardgame_kit::{Agent, Game, GameRng, RandomAgent, Turn, sample_chance};
-use korovan_core::{Korovan, KorovanAction, KorovanConfig, Phase};
+use korovan_core::{Action, Korovan, KorovanConfig, Phase};
 
 /// Seat 0's policy: defend when ambushed, steer to a card it knows is Empty,
 /// otherwise act like the random agent. It reads only its own observation,
 /// so it can never cheat (K-8.5).
-fn scripted(game: &Korovan, rng: &mut GameRng) -> KorovanAction {
+fn scripted(game: &Korovan, rng: &mut GameRng) -> Action {
     let mut legal = Default::default();
     game.legal_actions(&mut legal);
     let obs = game.observation(0).expect("seat 0 exists");
@@ -16,12 +16,12 @@ fn scripted(game: &Korovan, rng: &mut GameRng) -> KorovanAction {
     let known_empty = obs.known & !obs.known_ambush;
     let safe =
         |p: u8| obs.current_row.is_some_and(|r| known_empty & (1 << ((u32::from(r) - 1) * 3 + u32::from(p))) != 0);
-    let prefer = |a: &KorovanAction| match (obs.phase, *a) {
-        (Phase::Defend, KorovanAction::Guard) => 3, // cheapest way out first
-        (Phase::Defend, KorovanAction::Haggle) => 2,
-        (Phase::Place, KorovanAction::Place(p)) if safe(p) => 2,
-        (Phase::Decide, KorovanAction::Switch(p)) if safe(p) => 2,
-        (Phase::Decide, KorovanAction::Reveal) if obs.token.is_some_and(safe) => 2,
+    let prefer = |a: &Action| match (obs.phase, *a) {
+        (Phase::Defend, Action::Guard) => 3, // cheapest way out first
+        (Phase::Defend, Action::Haggle) => 2,
+        (Phase::Place, Action::Place(p)) if safe(p) => 2,
+        (Phase::Decide, Action::Switch(p)) if safe(p) => 2,
+        (Phase::Decide, Action::Reveal) if obs.token.is_some_and(safe) => 2,
         _ => 0,
     };
     match legal.iter().max_by_key(|a| prefer(a)) {

@@ -15,7 +15,7 @@
 //! * [`korovan`] ([`korovan_core`]) — Korovan, 3 to 9 players: one player
 //!   drives a caravan down a road of face-down ambushes the others laid;
 //!   [`korovan::Korovan`], [`korovan::KorovanConfig`],
-//!   [`korovan::KorovanAction`], [`korovan::KorovanObservation`].
+//!   [`korovan::Action`], [`korovan::KorovanObservation`].
 //! * [`caravan`] ([`caravan_core`]) — Caravan, 2 to 4 players: camel chains
 //!   deliver goods across a 7 × 7 board; [`caravan::Caravan`],
 //!   [`caravan::CaravanConfig`], [`caravan::Action`],
@@ -27,16 +27,26 @@
 //! ## Embed an engine
 //!
 //! ```
-//! use boardgames::kit::{Game, GameRng, playout};
+//! use boardgames::kit::{Game, GameRng, Turn, playout};
 //! use boardgames::korovan::{Korovan, KorovanConfig};
 //!
 //! let config = KorovanConfig { players: 5, ..KorovanConfig::default() };
 //! let mut game = Korovan::new_game(&config).expect("valid config");
+//! let mut rng = GameRng::new(7);
+//! // The game opens with chance (the deal): draw it until a player decides.
+//! while game.turn() == Turn::Chance {
+//!     let deal = game.sample_chance_outcome(&mut rng).expect("a chance node has outcomes");
+//!     game.apply(deal).expect("a listed outcome is legal");
+//! }
+//! let Turn::Player(seat) = game.turn() else { unreachable!("the deal ends at a decision") };
 //! let mut actions = <Korovan as Game>::ActionList::default();
-//! game.legal_actions(&mut actions); // no allocation
-//! assert!(!actions.is_empty() || game.turn() == boardgames::kit::Turn::Chance);
-//! let steps = playout(&mut game, &mut GameRng::new(7), usize::MAX);
+//! game.legal_actions(&mut actions);            // no allocation
+//! assert_eq!(game.num_players(), 5);
+//! assert!(seat < 5 && !actions.is_empty());
+//! let steps = playout(&mut game, &mut rng, usize::MAX);
 //! assert!(game.is_terminal() && steps > 0);
+//! let outcome = game.outcome().expect("the game is over");
+//! println!("{outcome}"); // "seat 2 wins", "draw between seats 1, 4"
 //! ```
 //!
 //! ## The rest of the workspace

@@ -10,6 +10,32 @@ use crate::{Game, GameRng, Turn};
 /// that seat. All its randomness comes from the `rng` it is given (the
 /// driver gives each seat its own stream), so the same seed gives the same
 /// game.
+///
+/// `Box<A>` and `&mut A` are agents whenever `A` is (`A` may be `dyn
+/// Agent<G>`), every method forwarded: agents chosen at run time can be
+/// kept in a vector of boxes and handed on as they are.
+///
+/// ```
+/// use boardgame_kit::{Agent, Driver, Game, IsMctsAgent, RandomAgent, Turn, play_game, testgame::HiddenNim};
+///
+/// let mut agents: Vec<Box<dyn Agent<HiddenNim>>> =
+///     vec![Box::new(IsMctsAgent::with_iterations(20)), Box::new(RandomAgent)];
+///
+/// // A box is an agent: `&mut agents[s]` is a `&mut dyn Agent`.
+/// let mut seats: Vec<&mut dyn Agent<HiddenNim>> = agents.iter_mut().map(|a| a as &mut dyn Agent<HiddenNim>).collect();
+/// let game = play_game::<HiddenNim>(&Default::default(), &mut seats, 7).unwrap();
+/// assert_eq!(game.record.agents, ["ismcts:20", "random"]);
+///
+/// // One step at a time, a box straight from the vector.
+/// let mut driver = Driver::<HiddenNim>::new(&Default::default(), 7).unwrap();
+/// while driver.state().turn() == Turn::Chance {
+///     driver.step_chance();
+/// }
+/// let Turn::Player(seat) = driver.state().turn() else { unreachable!() };
+/// let steps = driver.steps();
+/// driver.step_agent(&mut agents[seat]).unwrap();
+/// assert_eq!(driver.steps(), steps + 1);
+/// ```
 pub trait Agent<G: Game>: Send {
     /// A short name for tables and records (`"random"`, `"ismcts:1000"`).
     fn name(&self) -> String;
@@ -55,7 +81,26 @@ impl<G: Game> Agent<G> for RandomAgent {
     }
 }
 
+/// A boxed agent is an agent: every method, the provided ones included, is
+/// forwarded, so an agent's own `reset` and `policy` are kept.
 impl<G: Game, A: Agent<G> + ?Sized> Agent<G> for Box<A> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn act(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> G::Action {
+        (**self).act(state, seat, rng)
+    }
+    fn reset(&mut self) {
+        (**self).reset()
+    }
+    fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
+        (**self).policy(out)
+    }
+}
+
+/// A borrowed agent is an agent: every method, the provided ones included,
+/// is forwarded to the agent borrowed.
+impl<G: Game, A: Agent<G> + ?Sized> Agent<G> for &mut A {
     fn name(&self) -> String {
         (**self).name()
     }

@@ -25,13 +25,38 @@ pub enum Turn {
     Terminal,
 }
 
-/// A set of seats (at most 16), as a bitmask.
+/// A set of seats (at most 16: seats `0..16`).
+///
+/// Built with [`Seats::with`], collected from seats, or from its bitmask
+/// ([`Seats::from_bits`], bit `s` for seat `s`); read with
+/// [`Seats::contains`], [`Seats::iter`] (or `for seat in seats`) and
+/// [`Seats::bits`]. It serializes as its bitmask, a number.
+///
+/// ```
+/// use boardgame_kit::Seats;
+/// let seats: Seats = [1, 4].into_iter().collect();
+/// assert_eq!(seats, Seats::EMPTY.with(1).with(4));
+/// assert_eq!(seats.bits(), 0b1_0010);
+/// assert_eq!(Seats::from_bits(0b1_0010), seats);
+/// assert_eq!(seats.iter().collect::<Vec<_>>(), [1, 4]);
+/// assert!(seats.contains(4) && !seats.contains(0));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Seats(pub u16);
+pub struct Seats(u16);
 
 impl Seats {
     /// The empty set.
     pub const EMPTY: Seats = Seats(0);
+
+    /// The set whose bitmask is `bits`: seat `s` is in it when bit `s` is set.
+    pub const fn from_bits(bits: u16) -> Seats {
+        Seats(bits)
+    }
+
+    /// The bitmask of the set: bit `s` is set when seat `s` is in it.
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
 
     /// The set with `seat` added (seats of 16 and above are ignored).
     #[must_use]
@@ -55,8 +80,74 @@ impl Seats {
     }
 
     /// The seats in increasing order.
-    pub fn iter(self) -> impl Iterator<Item = usize> {
-        (0..16).filter(move |&s| self.contains(s))
+    pub fn iter(self) -> SeatsIter {
+        SeatsIter(self.0)
+    }
+}
+
+/// The seats of a [`Seats`] in increasing order ([`Seats::iter`]).
+#[derive(Clone, Debug)]
+pub struct SeatsIter(u16);
+
+impl Iterator for SeatsIter {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let seat = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(seat)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for SeatsIter {}
+
+impl IntoIterator for Seats {
+    type Item = usize;
+    type IntoIter = SeatsIter;
+
+    fn into_iter(self) -> SeatsIter {
+        self.iter()
+    }
+}
+
+/// Seats of 16 and above are ignored, as by [`Seats::with`].
+impl FromIterator<usize> for Seats {
+    fn from_iter<I: IntoIterator<Item = usize>>(seats: I) -> Seats {
+        seats.into_iter().fold(Seats::EMPTY, Seats::with)
+    }
+}
+
+/// For people: `seat 2`, `seats 1, 4`, `no seat` (seats numbered from 0, as
+/// everywhere in the API).
+///
+/// ```
+/// use boardgame_kit::Seats;
+/// assert_eq!(Seats::EMPTY.with(1).with(4).to_string(), "seats 1, 4");
+/// assert_eq!(Seats::EMPTY.with(2).to_string(), "seat 2");
+/// assert_eq!(Seats::EMPTY.to_string(), "no seat");
+/// ```
+impl Display for Seats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.len() {
+            0 => return f.write_str("no seat"),
+            1 => f.write_str("seat ")?,
+            _ => f.write_str("seats ")?,
+        }
+        for (i, seat) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{seat}")?;
+        }
+        Ok(())
     }
 }
 
@@ -67,6 +158,30 @@ pub enum Outcome {
     Winner(usize),
     /// The game is a draw among these seats (the others lost).
     Draw(Seats),
+}
+
+/// For people (seats numbered from 0): `seat 2 wins`, `draw between seats
+/// 1, 4`; a draw of one seat (which [`Outcome::from_seats`] never makes) is
+/// `draw, seat 1 alone`, a draw of none (every seat lost) `draw, no seat
+/// wins`.
+///
+/// ```
+/// use boardgame_kit::{Outcome, Seats};
+/// assert_eq!(Outcome::Winner(2).to_string(), "seat 2 wins");
+/// let draw = Outcome::Draw(Seats::EMPTY.with(1).with(4));
+/// assert_eq!(draw.to_string(), "draw between seats 1, 4");
+/// ```
+impl Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Outcome::Winner(seat) => write!(f, "seat {seat} wins"),
+            Outcome::Draw(seats) => match seats.len() {
+                0 => f.write_str("draw, no seat wins"),
+                1 => write!(f, "draw, {seats} alone"),
+                _ => write!(f, "draw between {seats}"),
+            },
+        }
+    }
 }
 
 impl Outcome {
@@ -92,7 +207,7 @@ impl Outcome {
     /// ```
     /// use boardgame_kit::{Outcome, Seats};
     /// assert_eq!(Outcome::from_seats(Seats::EMPTY.with(2)), Some(Outcome::Winner(2)));
-    /// assert_eq!(Outcome::from_seats(Seats(0b101)), Some(Outcome::Draw(Seats(0b101))));
+    /// assert_eq!(Outcome::from_seats(Seats::from_bits(0b101)), Some(Outcome::Draw(Seats::from_bits(0b101))));
     /// assert_eq!(Outcome::from_seats(Seats::EMPTY), None);
     /// ```
     pub fn from_seats(seats: Seats) -> Option<Outcome> {
@@ -111,7 +226,7 @@ impl Outcome {
     /// ```
     /// use boardgame_kit::{Outcome, Seats};
     /// assert_eq!(Outcome::from_best(&[3, 7, 5]), Some(Outcome::Winner(1)));
-    /// assert_eq!(Outcome::from_best(&[7, 2, 7]), Some(Outcome::Draw(Seats(0b101))));
+    /// assert_eq!(Outcome::from_best(&[7, 2, 7]), Some(Outcome::Draw(Seats::from_bits(0b101))));
     /// assert_eq!(Outcome::from_best::<i32>(&[]), None);
     /// ```
     pub fn from_best<T: Ord + Copy>(scores: &[T]) -> Option<Outcome> {
@@ -327,13 +442,42 @@ pub trait Game: Clone + Debug + PartialEq + Send + Sync + Sized + 'static {
     /// Whose decision the state waits for.
     fn turn(&self) -> Turn;
 
-    /// Writes the legal actions into `out` (cleared first). At a chance node
-    /// these are the actions of the outcomes with positive probability; at a
-    /// terminal state, none. Never allocates.
+    /// Writes the legal actions into `out` (cleared first). At a player's
+    /// turn these are the player's choices; at a terminal state, none. Never
+    /// allocates.
+    ///
+    /// **At a chance node** they are the actions of the chance outcomes —
+    /// the same actions [`Game::chance_outcomes`] lists (the conformance
+    /// suite checks it), without their weights. This is deliberate and is
+    /// what OpenSpiel's `legal_actions` does at a chance node: [`crate::perft`]
+    /// counts chance branches through it, [`legal_action_mask`] marks them,
+    /// and the Python binding's OpenSpiel-shaped `legal_actions` is this
+    /// list. The probabilities are only in [`Game::chance_outcomes`], the
+    /// one way to chance that respects them ([`Game::sample_chance_outcome`]
+    /// draws by them); check [`Game::turn`] before choosing from this list,
+    /// since a uniform pick at a chance node ignores the weights.
+    ///
+    /// ```
+    /// use boardgame_kit::{Game, Turn, testgame::HiddenNim};
+    ///
+    /// let state = HiddenNim::new_game(&Default::default()).unwrap();
+    /// assert_eq!(state.turn(), Turn::Chance); // the deal
+    /// let mut chances = <HiddenNim as Game>::ChanceList::default();
+    /// state.chance_outcomes(&mut chances); // the outcomes with their weights
+    /// let mut actions = <HiddenNim as Game>::ActionList::default();
+    /// state.legal_actions(&mut actions); // the same actions, no weights
+    /// assert!(!chances.is_empty() && chances.iter().all(|o| o.weight > 0));
+    /// assert_eq!(actions.len(), chances.len());
+    /// assert!(chances.iter().all(|o| actions.contains(&o.action)));
+    /// let total: f64 = chances.iter().map(|o| o.probability(&chances)).sum();
+    /// assert!((total - 1.0).abs() < 1e-12);
+    /// ```
     fn legal_actions(&self, out: &mut Self::ActionList);
 
     /// Writes the outcomes of a chance node into `out` (cleared first), each
-    /// with a positive weight. Empty unless `turn()` is [`Turn::Chance`].
+    /// with a positive weight: the one place a chance node's probabilities
+    /// are ([`Game::legal_actions`] lists the same actions without them).
+    /// Empty unless `turn()` is [`Turn::Chance`].
     fn chance_outcomes(&self, out: &mut Self::ChanceList);
 
     /// A uniformly random legal action at a player's turn, drawn from `rng`

@@ -30,9 +30,64 @@
 //!   Russian, hiding exactly what [`Game::view_action`] hides ([`check_words`]).
 //! * [`testgame`] — `HiddenNim`, a tiny game used by the kit's tests and
 //!   examples.
+//!
+//! # Vocabulary
+//!
+//! One word for one thing, in the kit and in every engine:
+//!
+//! * **player** — someone playing; [`Game::num_players`] counts them (a
+//!   configuration's field `players`, a `u8`, is the same count as stored).
+//! * **seat** — a player's place at the table, `0..num_players()`, always a
+//!   `usize`: [`Turn::Player`]`(seat)`, [`Game::observation`]`(seat)`,
+//!   [`Game::score`]`(seat)`, [`Viewer::Seat`]. Seat 0 moves first unless the
+//!   rules say otherwise; words for people number seats the same way
+//!   (`seat 2 wins`). A method taking a seat names its parameter `seat`.
+//! * [`Seats`] — a set of seats, read through its methods.
+//! * **action** — a decision or a chance outcome: `<engine>::Action`
+//!   (`korovan_core::Action`, `caravan_core::Action`, whose decoded form is
+//!   `caravan_core::Act`), [`Game::Action`] generically; its stable integer
+//!   id is an [`ActionId`]. A chance node's actions with their weights are
+//!   [`ChanceOutcome`]s.
+//! * **score** — [`Game::score`], the number a game is won by: Korovan's
+//!   **cows** (`Korovan::cows`), Caravan's **points** (`Caravan::points`);
+//!   the rules' own word names each engine's accessor, *score* is the
+//!   generic one. **Returns** ([`Game::returns`]) are what agents maximise,
+//!   the **outcome** ([`Outcome`]) who won.
+//!
+//! # Example
+//!
+//! A seeded game between a search agent and a random one, its record
+//! replayed, and the first decision's legal actions. `HiddenNim` stands in
+//! for an engine here; `korovan_core::Korovan` and `caravan_core::Caravan`
+//! are used the same way.
+//!
+//! ```
+//! use boardgame_kit::testgame::HiddenNim;
+//! use boardgame_kit::{Game, GameRng, IsMctsAgent, RandomAgent, Turn, play_game, random_action};
+//!
+//! let config = <HiddenNim as Game>::Config::default();
+//! let mut search = IsMctsAgent::with_iterations(100);
+//! let mut random = RandomAgent;
+//! let game = play_game::<HiddenNim>(&config, &mut [&mut search, &mut random], 7).expect("a valid game");
+//! println!("{}", game.state.outcome().expect("the game is over")); // "seat 0 wins" or "seat 1 wins"
+//! assert_eq!(game.record.replay::<HiddenNim>().expect("same rules"), game.state);
+//!
+//! // By hand: chance (the deal) until a seat decides, then its legal actions.
+//! let mut state = HiddenNim::new_game(&config).expect("a valid config");
+//! let mut rng = GameRng::new(7);
+//! while state.turn() == Turn::Chance {
+//!     let outcome = random_action(&state, &mut rng).expect("a chance node has outcomes");
+//!     state.apply(outcome).expect("a listed outcome is legal");
+//! }
+//! let mut actions = <HiddenNim as Game>::ActionList::default();
+//! state.legal_actions(&mut actions); // into a fixed-capacity list: no allocation
+//! assert_eq!(state.turn(), Turn::Player(0));
+//! assert!(!actions.is_empty());
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![warn(clippy::missing_errors_doc, clippy::missing_panics_doc)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
 mod arena;
@@ -47,6 +102,7 @@ mod record;
 mod rng;
 mod search;
 #[cfg(feature = "proptest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proptest")))]
 pub mod strategy;
 pub mod testgame;
 mod words;
@@ -61,8 +117,8 @@ pub use driver::{
     AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_from, play_game,
 };
 pub use game::{
-    ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, Turn, Viewer, chance_actions,
-    legal_action_mask, sample_chance,
+    ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, SeatsIter, Turn, Viewer,
+    chance_actions, legal_action_mask, sample_chance,
 };
 pub use learned_check::{LearnedReport, check_learned, golden_outputs};
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};

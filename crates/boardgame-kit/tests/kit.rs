@@ -637,11 +637,46 @@ fn hidden_nim_shows_a_deal_to_the_seat_dealt_to_alone() {
 
 #[test]
 fn outcomes_from_seats_and_scores() {
-    assert_eq!(Outcome::from_best(&[1, 5, 5, 2]), Some(Outcome::Draw(Seats(0b0110))));
+    assert_eq!(Outcome::from_best(&[1, 5, 5, 2]), Some(Outcome::Draw(Seats::from_bits(0b0110))));
     assert_eq!(Outcome::from_best(&[-3, -1]), Some(Outcome::Winner(1)));
-    assert_eq!(Outcome::from_seats(Seats(0b1000)), Some(Outcome::Winner(3)));
+    assert_eq!(Outcome::from_seats(Seats::from_bits(0b1000)), Some(Outcome::Winner(3)));
     let many: Vec<i32> = (0..20).collect();
     assert_eq!(Outcome::from_best(&many), Some(Outcome::Winner(15)), "seats past 16 are ignored");
+}
+
+#[test]
+fn seats_are_built_and_read_through_their_methods() {
+    let seats: Seats = [4, 1, 16, 99, 1].into_iter().collect();
+    assert_eq!(seats, Seats::EMPTY.with(1).with(4), "seats from 16 on are ignored, repeats count once");
+    assert_eq!(seats.bits(), 0b1_0010);
+    assert_eq!(Seats::from_bits(seats.bits()), seats);
+    assert_eq!(seats.iter().collect::<Vec<_>>(), [1, 4]);
+    assert_eq!(seats.iter().len(), 2);
+    let mut looped = Vec::new();
+    for seat in seats {
+        looped.push(seat);
+    }
+    assert_eq!(looped, [1, 4]);
+    let all = Seats::from_bits(u16::MAX);
+    assert_eq!((all.len(), all.iter().last()), (16, Some(15)));
+    assert_eq!(Seats::EMPTY.iter().next(), None);
+    // It serializes as its bitmask, as when the field was public.
+    assert_eq!(serde_json::to_string(&seats).unwrap(), "18");
+    assert_eq!(serde_json::from_str::<Seats>("18").unwrap(), seats);
+}
+
+#[test]
+fn outcomes_and_seats_read_as_words() {
+    let seats = |list: &[usize]| list.iter().fold(Seats::EMPTY, |s, &seat| s.with(seat));
+    assert_eq!(seats(&[]).to_string(), "no seat");
+    assert_eq!(seats(&[0]).to_string(), "seat 0");
+    assert_eq!(seats(&[1, 4]).to_string(), "seats 1, 4");
+    assert_eq!(seats(&[15, 0, 7]).to_string(), "seats 0, 7, 15");
+    assert_eq!(Outcome::Winner(2).to_string(), "seat 2 wins");
+    assert_eq!(Outcome::Draw(seats(&[1, 4])).to_string(), "draw between seats 1, 4");
+    assert_eq!(Outcome::Draw(seats(&[0, 1, 2])).to_string(), "draw between seats 0, 1, 2");
+    assert_eq!(Outcome::Draw(seats(&[3])).to_string(), "draw, seat 3 alone");
+    assert_eq!(Outcome::Draw(Seats::EMPTY).to_string(), "draw, no seat wins");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use boardgame_kit::Game;
 use boardgame_kit::testgame::HiddenNim;
 use caravan_core::Caravan;
-use korovan_core::{Helper, Korovan, KorovanAction, Phase};
+use korovan_core::{Action, Helper, Korovan, Phase};
 
 use crate::worth::Treatment;
 
@@ -73,9 +73,9 @@ impl Treatment<Korovan> for DealKind {
         self.0.name().to_string()
     }
 
-    fn force(&self, state: &Korovan, target: usize) -> Option<KorovanAction> {
+    fn force(&self, state: &Korovan, target: usize) -> Option<Action> {
         let first_draw = state.phase() == Phase::Deal && state.helper_hand().total() == 0;
         (first_draw && state.driver() == Some(target) && state.helper_deck().get(self.0) > 0)
-            .then_some(KorovanAction::Deal(self.0))
+            .then_some(Action::Deal(self.0))
     }
 }

@@ -132,7 +132,7 @@ fn a_treatment_that_forces_nothing_replays_the_arena_game() {
         fn name(&self) -> String {
             "never".into()
         }
-        fn force(&self, _: &Korovan, _: usize) -> Option<korovan_core::KorovanAction> {
+        fn force(&self, _: &Korovan, _: usize) -> Option<korovan_core::Action> {
             None
         }
     }
@@ -160,7 +160,7 @@ fn k3_1_dealing_a_kind_forces_the_targets_first_card() {
     let (_, forced) = play_treated(&config, &entrants, &arena, 3, Some((&treatment, 2))).unwrap();
     assert!(forced);
     let fresh = Korovan::new_game(&config).unwrap();
-    assert_eq!(treatment.force(&fresh, 0), Some(korovan_core::KorovanAction::Deal(Helper::Spy)), "seat 0 drives first");
+    assert_eq!(treatment.force(&fresh, 0), Some(korovan_core::Action::Deal(Helper::Spy)), "seat 0 drives first");
     assert_eq!(treatment.force(&fresh, 1), None, "seat 1 does not drive now");
     let no_spy = KorovanConfig { deck: config.deck.with(Helper::Spy, 0), ..config };
     assert_eq!(Korovan::treatments(&no_spy).len(), 5, "no treatment for a kind the deck lacks");

@@ -51,17 +51,17 @@ impl Caravan {
         self.turn_index.saturating_add(u32::from(cut_short))
     }
 
-    /// The score of `player` now (C-7.3, C-7.4).
-    pub fn points(&self, player: usize) -> i32 {
-        if player >= usize::from(self.config.players) {
+    /// The score of `seat` now (C-7.3, C-7.4).
+    pub fn points(&self, seat: usize) -> i32 {
+        if seat >= usize::from(self.config.players) {
             return 0;
         }
-        let mut s = i32::from(self.demand[player]);
+        let mut s = i32::from(self.demand[seat]);
         for k in Kind::ALL {
-            s += i32::from(self.delivered[player][k as usize]) * k.points();
+            s += i32::from(self.delivered[seat][k as usize]) * k.points();
         }
         if self.config.held_penalty {
-            let h = self.held(player) as i32;
+            let h = self.held(seat) as i32;
             s -= h * (h - 1) / 2; // C-7.4, C-9.4: 0, 0, 1, 3, 6, 10, 15, …
         }
         s

@@ -381,15 +381,15 @@ impl Caravan {
         self.passes
     }
 
-    /// Camels of `player` in its supply (0 for a seat not in the game).
-    pub fn supply(&self, player: usize) -> u8 {
-        self.supply.get(player).copied().unwrap_or(0)
+    /// Camels of `seat` in its supply (0 for a seat not in the game).
+    pub fn supply(&self, seat: usize) -> u8 {
+        self.supply.get(seat).copied().unwrap_or(0)
     }
 
-    /// The camels of `player` on the board, as `(square, cargo)`, sorted.
-    pub fn camels_on_board(&self, player: usize) -> impl Iterator<Item = (Square, Cargo)> + '_ {
-        let keys = if player < usize::from(self.config.players).min(MAX_PLAYERS) {
-            self.keys(player)
+    /// The camels of `seat` on the board, as `(square, cargo)`, sorted.
+    pub fn camels_on_board(&self, seat: usize) -> impl Iterator<Item = (Square, Cargo)> + '_ {
+        let keys = if seat < usize::from(self.config.players).min(MAX_PLAYERS) {
+            self.keys(seat)
         } else {
             [NO_CAMEL; MAX_CAMELS]
         };
@@ -399,29 +399,29 @@ impl Caravan {
         })
     }
 
-    /// Goods of each kind in `player`'s delivered pile.
-    pub fn delivered(&self, player: usize) -> [u8; KINDS] {
-        self.delivered.get(player).copied().unwrap_or([0; KINDS])
+    /// Goods of each kind in `seat`'s delivered pile.
+    pub fn delivered(&self, seat: usize) -> [u8; KINDS] {
+        self.delivered.get(seat).copied().unwrap_or([0; KINDS])
     }
 
-    /// Goods in `player`'s delivered pile.
-    pub fn delivered_count(&self, player: usize) -> u32 {
-        self.delivered(player).iter().map(|&n| u32::from(n)).sum()
+    /// Goods in `seat`'s delivered pile.
+    pub fn delivered_count(&self, seat: usize) -> u32 {
+        self.delivered(seat).iter().map(|&n| u32::from(n)).sum()
     }
 
-    /// Demand markers held by `player` (C-5.2).
-    pub fn demand_markers(&self, player: usize) -> u8 {
-        self.demand.get(player).copied().unwrap_or(0)
+    /// Demand markers held by `seat` (C-5.2).
+    pub fn demand_markers(&self, seat: usize) -> u8 {
+        self.demand.get(seat).copied().unwrap_or(0)
     }
 
-    /// Theft markers held by `player` (C-1.5, C-5.5).
-    pub fn theft_markers(&self, player: usize) -> u8 {
-        self.theft.get(player).copied().unwrap_or(0)
+    /// Theft markers held by `seat` (C-1.5, C-5.5).
+    pub fn theft_markers(&self, seat: usize) -> u8 {
+        self.theft.get(seat).copied().unwrap_or(0)
     }
 
-    /// Goods on or under `player`'s camels (C-7.4).
-    pub fn held(&self, player: usize) -> u32 {
-        self.loads.get(player).into_iter().flatten().filter(|&&k| k != NO_CAMEL).count() as u32
+    /// Goods on or under `seat`'s camels (C-7.4).
+    pub fn held(&self, seat: usize) -> u32 {
+        self.loads.get(seat).into_iter().flatten().filter(|&&k| k != NO_CAMEL).count() as u32
     }
 
     /// Every good in the game, wherever it is (C-1.3: always 48): bag,

@@ -1,11 +1,11 @@
-//! [`KorovanAction`]: every decision and chance outcome, with stable ids and
+//! [`Action`]: every decision and chance outcome, with stable ids and
 //! a readable notation; the one owner of the id layout (see
-//! [`KorovanAction`] for the table) and of the list types.
+//! [`Action`] for the table) and of the list types.
 //!
 //! The conversions that can fail into the engine's error type
-//! (`KorovanAction::from_id` and `FromStr`) are implemented in `error`,
-//! which stands above this module; here they are [`KorovanAction::decode`]
-//! and [`KorovanAction::parse`], returning `Option`.
+//! (`Action::from_id` and `FromStr`) are implemented in `error`,
+//! which stands above this module; here they are [`Action::decode`]
+//! and [`Action::parse`], returning `Option`.
 
 use std::fmt;
 
@@ -21,9 +21,9 @@ pub const NUM_ACTIONS: usize = 103;
 /// The legal actions of a state. Worst case 60: in `Decide`, 2 switches +
 /// reveal + 24 Scout targets + 8 Spy targets + 24 Flare targets + SecondThought
 /// (`Place` has at most 3 + 24 + 8 + 24 = 59, a peek at most 7·3 = 21).
-pub type ActionList = ArrayVec<KorovanAction, 64>;
+pub type ActionList = ArrayVec<Action, 64>;
 /// The outcomes of a deal chance node: at most the 6 helper kinds (K-3.1).
-pub type ChanceList = ArrayVec<ChanceOutcome<KorovanAction>, 6>;
+pub type ChanceList = ArrayVec<ChanceOutcome<Action>, 6>;
 
 /// The set of positions of a row that hold an `Ambush` (K-4.3): one or two
 /// of the positions 0, 1, 2. Only the 6 legal sets can be built.
@@ -128,7 +128,7 @@ impl fmt::Display for AmbushSet {
 /// Rows are numbered 1..N−1 in laying order, as in K-4.1; positions 0, 1, 2.
 /// Within a row-and-position block the id is `base + (row − 1)·3 + pos`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum KorovanAction {
+pub enum Action {
     /// Chance: the driver draws a helper of this kind (K-3.1).
     Deal(Helper),
     /// A competitor looks at a face-down card already laid (K-4.2).
@@ -175,6 +175,11 @@ pub enum KorovanAction {
     Pay,
 }
 
+/// The old name of [`Action`]: each engine's action is `<engine>::Action`
+/// (`korovan_core::Action`, `caravan_core::Action`).
+#[deprecated(since = "0.2.0", note = "use korovan_core::Action")]
+pub type KorovanAction = Action;
+
 const PEEK: u32 = 6;
 const LAY: u32 = 30;
 const PLACE: u32 = 36;
@@ -195,56 +200,56 @@ fn cell_id(row: u8, pos: u8) -> u32 {
     r * 3 + u32::from(pos.min(2))
 }
 
-impl KorovanAction {
+impl Action {
     /// The stable id, in `0..NUM_ACTIONS` (see the module table). Actions
     /// with out-of-range rows or positions (which are never legal) are
     /// clamped into their block.
     #[inline]
     pub fn id(self) -> u32 {
         match self {
-            KorovanAction::Deal(h) => h.index() as u32,
-            KorovanAction::Peek { row, pos } => PEEK + cell_id(row, pos),
-            KorovanAction::Lay(s) => LAY + s.index() as u32,
-            KorovanAction::Place(p) => PLACE + u32::from(p.min(2)),
-            KorovanAction::Switch(p) => SWITCH + u32::from(p.min(2)),
-            KorovanAction::Reveal => REVEAL,
-            KorovanAction::Scout { row, pos } => SCOUT + cell_id(row, pos),
-            KorovanAction::Spy { row } => SPY + u32::from(row.clamp(1, MAX_ROWS as u8)) - 1,
-            KorovanAction::Flare { row, pos } => FLARE + cell_id(row, pos),
-            KorovanAction::SecondThought => SECOND,
-            KorovanAction::Guard => GUARD,
-            KorovanAction::Haggle => HAGGLE,
-            KorovanAction::Pay => PAY,
+            Action::Deal(h) => h.index() as u32,
+            Action::Peek { row, pos } => PEEK + cell_id(row, pos),
+            Action::Lay(s) => LAY + s.index() as u32,
+            Action::Place(p) => PLACE + u32::from(p.min(2)),
+            Action::Switch(p) => SWITCH + u32::from(p.min(2)),
+            Action::Reveal => REVEAL,
+            Action::Scout { row, pos } => SCOUT + cell_id(row, pos),
+            Action::Spy { row } => SPY + u32::from(row.clamp(1, MAX_ROWS as u8)) - 1,
+            Action::Flare { row, pos } => FLARE + cell_id(row, pos),
+            Action::SecondThought => SECOND,
+            Action::Guard => GUARD,
+            Action::Haggle => HAGGLE,
+            Action::Pay => PAY,
         }
     }
 
     /// The action with id `id`, `None` when `id >= NUM_ACTIONS` (the
-    /// `Result` form is `KorovanAction::from_id`).
-    pub fn decode(id: u32) -> Option<KorovanAction> {
+    /// `Result` form is `Action::from_id`).
+    pub fn decode(id: u32) -> Option<Action> {
         let cell = |base: u32| ((((id - base) / 3) + 1) as u8, ((id - base) % 3) as u8);
         Some(match id {
-            0..PEEK => KorovanAction::Deal(Helper::from_index(id as usize)?),
+            0..PEEK => Action::Deal(Helper::from_index(id as usize)?),
             PEEK..LAY => {
                 let (row, pos) = cell(PEEK);
-                KorovanAction::Peek { row, pos }
+                Action::Peek { row, pos }
             }
-            LAY..PLACE => KorovanAction::Lay(AmbushSet::ALL[(id - LAY) as usize]),
-            PLACE..SWITCH => KorovanAction::Place((id - PLACE) as u8),
-            SWITCH..REVEAL => KorovanAction::Switch((id - SWITCH) as u8),
-            REVEAL => KorovanAction::Reveal,
+            LAY..PLACE => Action::Lay(AmbushSet::ALL[(id - LAY) as usize]),
+            PLACE..SWITCH => Action::Place((id - PLACE) as u8),
+            SWITCH..REVEAL => Action::Switch((id - SWITCH) as u8),
+            REVEAL => Action::Reveal,
             SCOUT..SPY => {
                 let (row, pos) = cell(SCOUT);
-                KorovanAction::Scout { row, pos }
+                Action::Scout { row, pos }
             }
-            SPY..FLARE => KorovanAction::Spy { row: (id - SPY + 1) as u8 },
+            SPY..FLARE => Action::Spy { row: (id - SPY + 1) as u8 },
             FLARE..SECOND => {
                 let (row, pos) = cell(FLARE);
-                KorovanAction::Flare { row, pos }
+                Action::Flare { row, pos }
             }
-            SECOND => KorovanAction::SecondThought,
-            GUARD => KorovanAction::Guard,
-            HAGGLE => KorovanAction::Haggle,
-            PAY => KorovanAction::Pay,
+            SECOND => Action::SecondThought,
+            GUARD => Action::Guard,
+            HAGGLE => Action::Haggle,
+            PAY => Action::Pay,
             _ => return None,
         })
     }
@@ -252,33 +257,33 @@ impl KorovanAction {
     /// The helper card this action plays, if any.
     pub fn helper(self) -> Option<Helper> {
         match self {
-            KorovanAction::Scout { .. } => Some(Helper::Scout),
-            KorovanAction::Spy { .. } => Some(Helper::Spy),
-            KorovanAction::Flare { .. } => Some(Helper::Flare),
-            KorovanAction::SecondThought => Some(Helper::SecondThought),
-            KorovanAction::Guard => Some(Helper::Guard),
-            KorovanAction::Haggle => Some(Helper::Haggle),
+            Action::Scout { .. } => Some(Helper::Scout),
+            Action::Spy { .. } => Some(Helper::Spy),
+            Action::Flare { .. } => Some(Helper::Flare),
+            Action::SecondThought => Some(Helper::SecondThought),
+            Action::Guard => Some(Helper::Guard),
+            Action::Haggle => Some(Helper::Haggle),
             _ => None,
         }
     }
 }
 
-impl fmt::Display for KorovanAction {
+impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            KorovanAction::Deal(h) => write!(f, "deal {h}"),
-            KorovanAction::Peek { row, pos } => write!(f, "peek {row}.{pos}"),
-            KorovanAction::Lay(s) => write!(f, "lay {s}"),
-            KorovanAction::Place(p) => write!(f, "place {p}"),
-            KorovanAction::Switch(p) => write!(f, "switch {p}"),
-            KorovanAction::Reveal => f.write_str("reveal"),
-            KorovanAction::Scout { row, pos } => write!(f, "scout {row}.{pos}"),
-            KorovanAction::Spy { row } => write!(f, "spy {row}"),
-            KorovanAction::Flare { row, pos } => write!(f, "flare {row}.{pos}"),
-            KorovanAction::SecondThought => f.write_str(Helper::SecondThought.name()),
-            KorovanAction::Guard => f.write_str("guard"),
-            KorovanAction::Haggle => f.write_str("haggle"),
-            KorovanAction::Pay => f.write_str("pay"),
+            Action::Deal(h) => write!(f, "deal {h}"),
+            Action::Peek { row, pos } => write!(f, "peek {row}.{pos}"),
+            Action::Lay(s) => write!(f, "lay {s}"),
+            Action::Place(p) => write!(f, "place {p}"),
+            Action::Switch(p) => write!(f, "switch {p}"),
+            Action::Reveal => f.write_str("reveal"),
+            Action::Scout { row, pos } => write!(f, "scout {row}.{pos}"),
+            Action::Spy { row } => write!(f, "spy {row}"),
+            Action::Flare { row, pos } => write!(f, "flare {row}.{pos}"),
+            Action::SecondThought => f.write_str(Helper::SecondThought.name()),
+            Action::Guard => f.write_str("guard"),
+            Action::Haggle => f.write_str("haggle"),
+            Action::Pay => f.write_str("pay"),
         }
     }
 }
@@ -309,41 +314,41 @@ fn parse_set(s: &str) -> Option<AmbushSet> {
     AmbushSet::from_mask(mask)
 }
 
-impl KorovanAction {
+impl Action {
     /// Parses the notation of the id table (`peek 2.1`, `lay 0+2`,
     /// `place 1`, `scout 3.0`, `spy 4`, `flare 2.2`, `second_thought`,
     /// `guard`, `pay`, …): surrounding spaces are ignored, one space
     /// separates the verb from its argument. `None` when `text` is not an
     /// action (the `Result` form is `FromStr`).
-    pub fn parse(text: &str) -> Option<KorovanAction> {
+    pub fn parse(text: &str) -> Option<Action> {
         let t = text.trim();
         let (verb, arg) = match t.split_once(' ') {
             Some((v, a)) => (v, Some(a.trim())),
             None => (t, None),
         };
         let a = match (verb, arg) {
-            ("reveal", None) => KorovanAction::Reveal,
-            ("second_thought", None) => KorovanAction::SecondThought,
-            ("guard", None) => KorovanAction::Guard,
-            ("haggle", None) => KorovanAction::Haggle,
-            ("pay", None) => KorovanAction::Pay,
-            ("deal", Some(a)) => KorovanAction::Deal(Helper::from_name(a)?),
+            ("reveal", None) => Action::Reveal,
+            ("second_thought", None) => Action::SecondThought,
+            ("guard", None) => Action::Guard,
+            ("haggle", None) => Action::Haggle,
+            ("pay", None) => Action::Pay,
+            ("deal", Some(a)) => Action::Deal(Helper::from_name(a)?),
             ("peek", Some(a)) => {
                 let (row, pos) = parse_cell(a)?;
-                KorovanAction::Peek { row, pos }
+                Action::Peek { row, pos }
             }
             ("scout", Some(a)) => {
                 let (row, pos) = parse_cell(a)?;
-                KorovanAction::Scout { row, pos }
+                Action::Scout { row, pos }
             }
             ("flare", Some(a)) => {
                 let (row, pos) = parse_cell(a)?;
-                KorovanAction::Flare { row, pos }
+                Action::Flare { row, pos }
             }
-            ("spy", Some(a)) => KorovanAction::Spy { row: parse_small(a, 1, MAX_ROWS as u8)? },
-            ("lay", Some(a)) => KorovanAction::Lay(parse_set(a)?),
-            ("place", Some(a)) => KorovanAction::Place(parse_small(a, 0, 2)?),
-            ("switch", Some(a)) => KorovanAction::Switch(parse_small(a, 0, 2)?),
+            ("spy", Some(a)) => Action::Spy { row: parse_small(a, 1, MAX_ROWS as u8)? },
+            ("lay", Some(a)) => Action::Lay(parse_set(a)?),
+            ("place", Some(a)) => Action::Place(parse_small(a, 0, 2)?),
+            ("switch", Some(a)) => Action::Switch(parse_small(a, 0, 2)?),
             _ => return None,
         };
         Some(a)

@@ -7,7 +7,7 @@
 
 use boardgame_kit::{Agent, Bots, Budget, Game, GameRng, IsMctsAgent};
 
-use crate::action::{ActionList, AmbushSet, KorovanAction};
+use crate::action::{Action, ActionList, AmbushSet};
 use crate::config::{Fines, HelperCounts, KorovanConfig, MAX_PLAYERS};
 use crate::observation::KorovanObservation;
 use crate::state::{Korovan, Phase};
@@ -156,7 +156,7 @@ impl KorovanHeuristic {
     /// to act) under `config`; `None` when the observation does not show a
     /// decision of its observer. Depends on nothing but its arguments and the
     /// `rng`.
-    pub fn decide(&self, obs: &KorovanObservation, config: &KorovanConfig, rng: &mut GameRng) -> Option<KorovanAction> {
+    pub fn decide(&self, obs: &KorovanObservation, config: &KorovanConfig, rng: &mut GameRng) -> Option<Action> {
         if obs.turn != boardgame_kit::Turn::Player(usize::from(obs.observer)) {
             return None;
         }
@@ -180,7 +180,7 @@ impl KorovanHeuristic {
     // ----- competitor ------------------------------------------------------
 
     /// K-4.2: a card of the previous row, at the least-peeked position.
-    fn peek(&self, obs: &KorovanObservation, rng: &mut GameRng) -> Option<KorovanAction> {
+    fn peek(&self, obs: &KorovanObservation, rng: &mut GameRng) -> Option<Action> {
         let row = obs.rows_laid; // the previous row, 1-based (our row is rows_laid + 1)
         if row == 0 {
             return None;
@@ -195,17 +195,17 @@ impl KorovanHeuristic {
         }
         let least = times.iter().copied().min().unwrap_or(0);
         let pos = pick_tied(rng, |p| times[usize::from(p)] == least);
-        Some(KorovanAction::Peek { row, pos })
+        Some(Action::Peek { row, pos })
     }
 
     /// K-4.3: keep the `Empty` (two ambushes) unless the last round's
     /// win-share estimate prefers keeping the `Ambush`.
-    fn lay(&self, obs: &KorovanObservation, config: &KorovanConfig, rng: &mut GameRng) -> KorovanAction {
+    fn lay(&self, obs: &KorovanObservation, config: &KorovanConfig, rng: &mut GameRng) -> Action {
         let keep_ambush = self.keeps_ambush(obs, config);
         let count = if keep_ambush { 1 } else { 2 };
         let k = rng.index(3);
         let set = AmbushSet::ALL.iter().copied().filter(|s| s.count() == count).nth(k).unwrap_or(AmbushSet::ALL[0]);
-        KorovanAction::Lay(set)
+        Action::Lay(set)
     }
 
     /// Whether the competitor to lay should keep its `Ambush` (one ambush at
@@ -333,7 +333,7 @@ impl KorovanHeuristic {
     }
 
     /// K-5.1–K-5.4 with K-6 helpers: plan the current row.
-    fn drive(&self, obs: &KorovanObservation, fines: Fines, rng: &mut GameRng) -> Option<KorovanAction> {
+    fn drive(&self, obs: &KorovanObservation, fines: Fines, rng: &mut GameRng) -> Option<Action> {
         let row = obs.current_row?;
         let plan = self.row_plan(obs, fines)?;
         let hand = obs.helper_hand.unwrap_or(HelperCounts::NONE);
@@ -347,15 +347,15 @@ impl KorovanHeuristic {
         };
         let (_, choice) = plan.value(alive, info, mobility, 4);
         Some(match choice {
-            Choice::Scout(pos) => KorovanAction::Scout { row, pos },
-            Choice::Flare(pos) => KorovanAction::Flare { row, pos },
-            Choice::Spy => KorovanAction::Spy { row },
+            Choice::Scout(pos) => Action::Scout { row, pos },
+            Choice::Flare(pos) => Action::Flare { row, pos },
+            Choice::Spy => Action::Spy { row },
             Choice::Stop => {
                 let costs = [plan.cost(alive, 0), plan.cost(alive, 1), plan.cost(alive, 2)];
                 match mobility {
                     Mobility::Free => {
                         let best = costs.iter().copied().fold(f64::INFINITY, f64::min);
-                        KorovanAction::Place(pick_tied(rng, |p| costs[usize::from(p)] <= best + EPS))
+                        Action::Place(pick_tied(rng, |p| costs[usize::from(p)] <= best + EPS))
                     }
                     Mobility::Switch(t) | Mobility::Second(t) | Mobility::Stuck(t) => {
                         let here = costs.get(usize::from(t)).copied().unwrap_or(f64::INFINITY);
@@ -365,11 +365,11 @@ impl KorovanHeuristic {
                             .map(|p| (costs[usize::from(p)], p))
                             .fold((f64::INFINITY, t), |a, b| if b.0 < a.0 - EPS { b } else { a });
                         if matches!(mobility, Mobility::Stuck(_)) || best.0 + extra >= here - EPS {
-                            KorovanAction::Reveal
+                            Action::Reveal
                         } else if matches!(mobility, Mobility::Second(_)) {
-                            KorovanAction::SecondThought
+                            Action::SecondThought
                         } else {
-                            KorovanAction::Switch(best.1)
+                            Action::Switch(best.1)
                         }
                     }
                 }
@@ -378,12 +378,12 @@ impl KorovanHeuristic {
     }
 
     /// K-5.5 with K-6.1: pay, Guard or Haggle.
-    fn defend(&self, obs: &KorovanObservation, fines: Fines) -> KorovanAction {
+    fn defend(&self, obs: &KorovanObservation, fines: Fines) -> Action {
         let hand = obs.helper_hand.unwrap_or(HelperCounts::NONE);
         let fine = f64::from(obs.pending_fine);
         let cows = f64::from(obs.cows.get(usize::from(obs.driver)).copied().unwrap_or(0));
         let Some(plan) = self.row_plan(obs, fines) else {
-            return KorovanAction::Pay;
+            return Action::Pay;
         };
         let later = u32::from(obs.players.saturating_sub(1).saturating_sub(obs.current_row.unwrap_or(0)));
         let hit = Self::unit(self.future_hit_rate, 0.3);
@@ -398,18 +398,18 @@ impl KorovanHeuristic {
         let typical = (f64::from(fines.one_ambush) + f64::from(fines.two_ambushes)) / 2.0; // 2.5 by the rules
         let guard_price = typical * at_least(guards);
         let haggle_price = at_least(guards + haggles);
-        let mut best = (cost(fine), KorovanAction::Pay);
+        let mut best = (cost(fine), Action::Pay);
         if haggles > 0 {
             let v = cost((fine - 1.0).max(0.0)) + haggle_price;
             if v < best.0 - EPS {
-                best = (v, KorovanAction::Haggle);
+                best = (v, Action::Haggle);
             }
         }
         if guards > 0 {
             let v = guard_price;
             // The larger fine (3 cows) always deserves the Guard (the largest saving).
             if obs.pending_fine >= fines.max() || v < best.0 - EPS {
-                best = (v, KorovanAction::Guard);
+                best = (v, Action::Guard);
             }
         }
         best.1
@@ -696,13 +696,13 @@ impl Agent<Korovan> for KorovanHeuristic {
     /// Decides from `state.observation(seat)` and the public configuration
     /// only; falls back to a random legal action if the observation shows
     /// no decision of `seat` (the driver never asks that).
-    fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> KorovanAction {
+    fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> Action {
         let mut legal = ActionList::new();
         state.legal_actions(&mut legal);
         let chosen = state.observation(seat).ok().and_then(|obs| self.decide(&obs, state.config(), rng));
         match chosen {
             Some(a) if legal.contains(&a) => a,
-            _ => legal.get(rng.index(legal.len())).copied().unwrap_or(KorovanAction::Pay),
+            _ => legal.get(rng.index(legal.len())).copied().unwrap_or(Action::Pay),
         }
     }
 }

@@ -1,12 +1,12 @@
 //! The engine's typed errors: [`IllegalReason`], [`SetupError`] and
-//! [`KorovanError`], and the conversions into [`KorovanAction`] that fail
-//! with a [`KorovanError`] (`KorovanAction::from_id`, `FromStr`).
+//! [`KorovanError`], and the conversions into [`Action`] that fail
+//! with a [`KorovanError`] (`Action::from_id`, `FromStr`).
 
 use std::str::FromStr;
 
 use boardgame_kit::GameError;
 
-use crate::action::{KorovanAction, NUM_ACTIONS};
+use crate::action::{Action, NUM_ACTIONS};
 use crate::config::{ConfigError, Helper};
 use crate::state::Phase;
 
@@ -168,28 +168,28 @@ pub enum SetupError {
 
 /// Every error of the engine: the kit's one error shape, with Korovan's
 /// action, illegal reasons, configuration errors and setup errors.
-pub type KorovanError = GameError<KorovanAction, IllegalReason, ConfigError, SetupError>;
+pub type KorovanError = GameError<Action, IllegalReason, ConfigError, SetupError>;
 
 /// What the notation looks like, for [`GameError::Notation`].
 pub(crate) const NOTATION: &str = "e.g. `deal scout`, `peek 2.1`, `lay 0+2`, `place 1`, `switch 2`, `reveal`, `scout 3.0`, `spy 4`, `flare 2.2`, `second_thought`, `guard`, `haggle`, `pay`";
 
-impl KorovanAction {
-    /// The action with id `id` (see [`KorovanAction`]'s id table).
+impl Action {
+    /// The action with id `id` (see [`Action`]'s id table).
     ///
     /// # Errors
     /// [`GameError::UnknownId`] when `id >= NUM_ACTIONS`.
-    pub fn from_id(id: u32) -> Result<KorovanAction, KorovanError> {
-        KorovanAction::decode(id).ok_or(GameError::UnknownId { id, num_ids: NUM_ACTIONS })
+    pub fn from_id(id: u32) -> Result<Action, KorovanError> {
+        Action::decode(id).ok_or(GameError::UnknownId { id, num_ids: NUM_ACTIONS })
     }
 }
 
-impl FromStr for KorovanAction {
+impl FromStr for Action {
     type Err = KorovanError;
 
-    /// Parses the notation of [`KorovanAction`]'s id table (`peek 2.1`,
+    /// Parses the notation of [`Action`]'s id table (`peek 2.1`,
     /// `lay 0+2`, `place 1`, `scout 3.0`, `spy 4`, `flare 2.2`,
     /// `second_thought`, `guard`, `pay`, …).
     fn from_str(s: &str) -> Result<Self, KorovanError> {
-        KorovanAction::parse(s).ok_or_else(|| GameError::Notation { text: s.to_string(), expected: NOTATION })
+        Action::parse(s).ok_or_else(|| GameError::Notation { text: s.to_string(), expected: NOTATION })
     }
 }

@@ -4,7 +4,7 @@
 
 use boardgame_kit::{ActionId, Game, GameRng, Outcome, Turn, Viewer, chance_actions};
 
-use crate::action::{ActionList, ChanceList, KorovanAction, NUM_ACTIONS};
+use crate::action::{Action, ActionList, ChanceList, NUM_ACTIONS};
 use crate::config::KorovanConfig;
 use crate::error::KorovanError;
 use crate::knowledge;
@@ -13,7 +13,7 @@ use crate::state::{Korovan, Phase};
 
 impl Game for Korovan {
     type Config = KorovanConfig;
-    type Action = KorovanAction;
+    type Action = Action;
     type ActionList = ActionList;
     type ChanceList = ChanceList;
     type Observation = KorovanObservation;
@@ -56,23 +56,23 @@ impl Game for Korovan {
     /// The listed draw without the list: the legal actions counted, the
     /// index drawn, the action at that index decoded (see the rules).
     #[inline(always)]
-    fn random_legal_action(&self, rng: &mut GameRng) -> Option<KorovanAction> {
+    fn random_legal_action(&self, rng: &mut GameRng) -> Option<Action> {
         self.random_legal(rng)
     }
 
     /// The deal's draw without the list (K-3.1): the same draw and walk as
     /// [`sample_chance`](boardgame_kit::sample_chance).
     #[inline]
-    fn sample_chance_outcome(&self, rng: &mut GameRng) -> Option<KorovanAction> {
+    fn sample_chance_outcome(&self, rng: &mut GameRng) -> Option<Action> {
         self.sample_deal(rng)
     }
 
-    fn validate(&self, action: KorovanAction) -> Result<(), KorovanError> {
+    fn validate(&self, action: Action) -> Result<(), KorovanError> {
         self.check(action).map_err(|reason| KorovanError::Illegal { action, reason })
     }
 
     #[inline(always)]
-    fn apply_unchecked(&mut self, action: KorovanAction) {
+    fn apply_unchecked(&mut self, action: Action) {
         self.play(action);
     }
 
@@ -93,12 +93,12 @@ impl Game for Korovan {
         Korovan::length_bound(config)
     }
 
-    fn action_id(_: &KorovanConfig, action: KorovanAction) -> ActionId {
+    fn action_id(_: &KorovanConfig, action: Action) -> ActionId {
         action.id()
     }
 
-    fn action_from_id(_: &KorovanConfig, id: ActionId) -> Result<KorovanAction, KorovanError> {
-        KorovanAction::from_id(id)
+    fn action_from_id(_: &KorovanConfig, id: ActionId) -> Result<Action, KorovanError> {
+        Action::from_id(id)
     }
 
     fn observation(&self, seat: usize) -> Result<KorovanObservation, KorovanError> {
@@ -121,7 +121,7 @@ impl Game for Korovan {
     /// K-8: a deal is seen by the driver alone, a lay by the competitor who
     /// lays alone; every other action is public (K-8.1, K-9.1). See the
     /// knowledge model.
-    fn view_action(&self, viewer: Viewer, action: KorovanAction) -> Option<KorovanAction> {
+    fn view_action(&self, viewer: Viewer, action: Action) -> Option<Action> {
         self.sees_action(viewer.seat(), action).then_some(action)
     }
 

@@ -22,7 +22,7 @@
 
 use boardgame_kit::{GameError, GameRng, Turn};
 
-use crate::action::{AmbushSet, KorovanAction};
+use crate::action::{Action, AmbushSet};
 use crate::config::MAX_HAND;
 use crate::error::KorovanError;
 use crate::state::{Korovan, Phase};
@@ -86,10 +86,10 @@ impl Korovan {
     /// its target (a scout's and a spy's target; not what they show), and
     /// the pay, Guard or Haggle that settles an ambush, also at a round's
     /// end (K-9.1).
-    pub(crate) fn sees_action(&self, seat: Option<usize>, action: KorovanAction) -> bool {
+    pub(crate) fn sees_action(&self, seat: Option<usize>, action: Action) -> bool {
         let private_to = match action {
-            KorovanAction::Deal(_) => self.driver(),
-            KorovanAction::Lay(_) => match self.whose_turn() {
+            Action::Deal(_) => self.driver(),
+            Action::Lay(_) => match self.whose_turn() {
                 Turn::Player(p) => Some(p),
                 _ => None,
             },

@@ -6,7 +6,7 @@
 //! * [`KorovanConfig`] — players 3..=9, first driver, laps, helper deck.
 //! * [`Korovan`] — the state: plain `Copy` data with bit masks; explicit
 //!   chance for the deal (K-3.1); legal actions into a fixed-capacity list.
-//! * [`KorovanAction`] — every decision, with stable ids (103 for every N)
+//! * [`Action`] — every decision, with stable ids (103 for every N)
 //!   and a notation (`peek 2.1`, `lay 0+2`, `place 1`, `scout 3.0`, …).
 //! * [`KorovanObservation`] — what one player may know (K-8) and its tensor;
 //!   `Display` of an observation is that player's view of the table.
@@ -22,7 +22,7 @@
 //! | module | role | rules |
 //! |---|---|---|
 //! | `config` | [`KorovanConfig`], [`Helper`], [`HelperCounts`], [`Fines`], [`ConfigError`] | K-1.1, K-1.2, K-1.4, K-2.1, K-5.5, K-6.3, K-7.2 |
-//! | `action` | [`KorovanAction`], its ids and notation, [`ActionList`], [`ChanceList`] | K-4.1, K-4.3 |
+//! | `action` | [`Action`], its ids and notation, [`ActionList`], [`ChanceList`] | K-4.1, K-4.3 |
 //! | `state` | the data of [`Korovan`] and its accessors, [`Phase`], [`Card`], [`HelperLog`] | K-8.4 |
 //! | `error` | [`IllegalReason`], [`SetupError`], [`KorovanError`] (the kit's `GameError`) | |
 //! | `knowledge` | what each seat knows, of the state and of each action (`view_action`); determinization | K-4.4, K-8.1, K-8.2, K-8.3, K-8.6 |
@@ -35,7 +35,7 @@
 //!
 //! ```
 //! use boardgame_kit::{Game, GameRng, Turn, sample_chance};
-//! use korovan_core::{Korovan, KorovanAction, KorovanConfig};
+//! use korovan_core::{Korovan, Action, KorovanConfig};
 //!
 //! let mut game = Korovan::new_game(&KorovanConfig::with_players(3)).unwrap();
 //! let mut rng = GameRng::new(1);
@@ -46,7 +46,7 @@
 //! }
 //! game.apply("lay 0+2".parse().unwrap()).unwrap(); // row 1
 //! game.apply("peek 1.2".parse().unwrap()).unwrap(); // the second competitor peeks
-//! game.apply(KorovanAction::Lay(korovan_core::AmbushSet::ALL[0])).unwrap();
+//! game.apply(Action::Lay(korovan_core::AmbushSet::ALL[0])).unwrap();
 //! assert!(game.apply("lay 1".parse().unwrap()).is_err()); // the journey has begun
 //! println!("{game}");
 //! println!("{}", game.observation(1).unwrap()); // seat 1's view
@@ -72,7 +72,9 @@ mod setup;
 mod state;
 pub mod words;
 
-pub use action::{ActionList, AmbushSet, ChanceList, KorovanAction, NUM_ACTIONS};
+#[allow(deprecated)]
+pub use action::KorovanAction;
+pub use action::{Action, ActionList, AmbushSet, ChanceList, NUM_ACTIONS};
 pub use bot::{KorovanHeuristic, tuned_ismcts};
 pub use config::{ConfigError, Fines, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS};
 pub use error::{IllegalReason, KorovanError, SetupError};

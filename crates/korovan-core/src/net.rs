@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use boardgame_kit::nn::{NetGame, Network, WeightsError};
 use boardgame_kit::{Agent, Budget, Game};
 
-use crate::action::{KorovanAction, NUM_ACTIONS};
+use crate::action::{Action, NUM_ACTIONS};
 use crate::config::MAX_PLAYERS;
 use crate::state::Korovan;
 
@@ -20,7 +20,7 @@ impl NetGame for Korovan {
     const POLICY_LEN: usize = NUM_ACTIONS;
     const VALUE_LEN: usize = MAX_PLAYERS;
 
-    fn policy_indices(&self, actions: &[KorovanAction], out: &mut [u32]) {
+    fn policy_indices(&self, actions: &[Action], out: &mut [u32]) {
         for (o, &a) in out.iter_mut().zip(actions) {
             *o = Korovan::action_id(self.config(), a);
         }

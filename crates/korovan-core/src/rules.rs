@@ -5,7 +5,7 @@
 
 use boardgame_kit::{ChanceOutcome, GameRng, Outcome, Turn};
 
-use crate::action::{ActionList, AmbushSet, ChanceList, KorovanAction};
+use crate::action::{Action, ActionList, AmbushSet, ChanceList};
 use crate::config::{Helper, KorovanConfig, MAX_PLAYERS, MAX_ROWS};
 use crate::error::{IllegalReason, KorovanError};
 use crate::state::{CELL_POS, CELL_ROW, HelperLog, Korovan, NONE, Phase, cell_bit};
@@ -72,7 +72,7 @@ impl Korovan {
     /// [`GameError::Illegal`](boardgame_kit::GameError::Illegal) with [`IllegalReason::NotYourTurn`] when
     /// `seat` is not to act, or the reason the action is illegal; the state is
     /// then unchanged.
-    pub fn apply_for(&mut self, seat: usize, action: KorovanAction) -> Result<(), KorovanError> {
+    pub fn apply_for(&mut self, seat: usize, action: Action) -> Result<(), KorovanError> {
         let to_act = match self.whose_turn() {
             Turn::Player(p) if p == seat => None,
             Turn::Player(_) => Some("another seat decides"),
@@ -206,7 +206,7 @@ impl Korovan {
     /// K-6: a played helper leaves the hand, goes back into the deck and is
     /// logged with its target (K-8.1).
     #[inline]
-    fn use_helper(&mut self, h: Helper, action: KorovanAction) {
+    fn use_helper(&mut self, h: Helper, action: Action) {
         let k = h.index();
         self.hand[k] = self.hand[k].wrapping_sub(1);
         self.deck[k] = self.deck[k].wrapping_add(1);
@@ -230,12 +230,12 @@ impl Korovan {
             while m != 0 {
                 let c = m.trailing_zeros() as usize;
                 m &= m - 1;
-                out.push(KorovanAction::Scout { row: CELL_ROW[c], pos: CELL_POS[c] });
+                out.push(Action::Scout { row: CELL_ROW[c], pos: CELL_POS[c] });
             }
         }
         if self.hand[Helper::Spy.index()] > 0 {
             for r in self.row + 1..self.n {
-                out.push(KorovanAction::Spy { row: r });
+                out.push(Action::Spy { row: r });
             }
         }
         if self.hand[Helper::Flare.index()] > 0 {
@@ -243,7 +243,7 @@ impl Korovan {
             while m != 0 {
                 let c = m.trailing_zeros() as usize;
                 m &= m - 1;
-                out.push(KorovanAction::Flare { row: CELL_ROW[c], pos: CELL_POS[c] });
+                out.push(Action::Flare { row: CELL_ROW[c], pos: CELL_POS[c] });
             }
         }
     }
@@ -274,9 +274,9 @@ impl Korovan {
     }
 
     /// Why `action` is illegal now, if it is.
-    pub(crate) fn check(&self, action: KorovanAction) -> Result<(), IllegalReason> {
+    pub(crate) fn check(&self, action: Action) -> Result<(), IllegalReason> {
+        use Action as A;
         use IllegalReason as R;
-        use KorovanAction as A;
         let wrong = Err(R::WrongPhase(self.phase));
         match (self.phase, action) {
             (Phase::Over, _) => Err(R::GameOver),
@@ -351,19 +351,19 @@ impl Korovan {
             Phase::Peek => {
                 // K-4.2: any card of the rows already laid
                 for c in 0..usize::from(self.laid.min(8)) * 3 {
-                    out.push(KorovanAction::Peek { row: CELL_ROW[c], pos: CELL_POS[c] });
+                    out.push(Action::Peek { row: CELL_ROW[c], pos: CELL_POS[c] });
                 }
             }
             Phase::Lay => {
                 // K-4.3: the 6 layouts
                 for s in AmbushSet::ALL {
-                    out.push(KorovanAction::Lay(s));
+                    out.push(Action::Lay(s));
                 }
             }
             Phase::Place => {
                 // K-5.1, K-6.1: place or a look first (always 3 places: always asked)
                 for p in 0..3 {
-                    out.push(KorovanAction::Place(p));
+                    out.push(Action::Place(p));
                 }
                 self.push_helpers(out);
             }
@@ -372,25 +372,25 @@ impl Korovan {
                 if self.switches > 0 {
                     for p in 0..3 {
                         if p != self.token {
-                            out.push(KorovanAction::Switch(p));
+                            out.push(Action::Switch(p));
                         }
                     }
                 }
-                out.push(KorovanAction::Reveal);
+                out.push(Action::Reveal);
                 self.push_helpers(out);
                 if self.hand[Helper::SecondThought.index()] > 0 {
-                    out.push(KorovanAction::SecondThought);
+                    out.push(Action::SecondThought);
                 }
             }
             Phase::Defend => {
                 // K-6.2: pay / Guard / Haggle (`pay` alone when it holds neither)
                 if self.hand[Helper::Guard.index()] > 0 {
-                    out.push(KorovanAction::Guard);
+                    out.push(Action::Guard);
                 }
                 if self.hand[Helper::Haggle.index()] > 0 {
-                    out.push(KorovanAction::Haggle);
+                    out.push(Action::Haggle);
                 }
-                out.push(KorovanAction::Pay);
+                out.push(Action::Pay);
             }
         }
     }
@@ -414,17 +414,17 @@ impl Korovan {
     /// The `i`-th action of [`push_helpers`](Self::push_helpers)' list
     /// (`i` below the sum of `counts`, from [`helper_counts`](Self::helper_counts)).
     #[inline]
-    fn helper_at(&self, mut i: u32, down: u32, (scouts, spies, _): (u32, u32, u32)) -> KorovanAction {
+    fn helper_at(&self, mut i: u32, down: u32, (scouts, spies, _): (u32, u32, u32)) -> Action {
         if i < scouts {
             let c = nth_bit(down, i);
-            return KorovanAction::Scout { row: CELL_ROW[c], pos: CELL_POS[c] };
+            return Action::Scout { row: CELL_ROW[c], pos: CELL_POS[c] };
         }
         i -= scouts;
         if i < spies {
-            return KorovanAction::Spy { row: self.row + 1 + i as u8 };
+            return Action::Spy { row: self.row + 1 + i as u8 };
         }
         let c = nth_bit(down, i - spies);
-        KorovanAction::Flare { row: CELL_ROW[c], pos: CELL_POS[c] }
+        Action::Flare { row: CELL_ROW[c], pos: CELL_POS[c] }
     }
 
     /// Exactly `list[rng.index(list.len())]` for the list `legal_actions`
@@ -437,7 +437,7 @@ impl Korovan {
     // callers (the `boardgame` binary's random playouts: 132 instructions
     // per action out of line, 92 inlined; ISMCTS +25% iterations/s).
     #[inline(always)]
-    pub(crate) fn random_legal(&self, rng: &mut GameRng) -> Option<KorovanAction> {
+    pub(crate) fn random_legal(&self, rng: &mut GameRng) -> Option<Action> {
         match self.phase {
             Phase::Deal => {
                 // the deal's actions are its outcomes, kinds in index order
@@ -450,23 +450,23 @@ impl Korovan {
                 if count == 0 {
                     return None;
                 }
-                Some(KorovanAction::Deal(Helper::ALL[nth_bit(kinds, i as u32)]))
+                Some(Action::Deal(Helper::ALL[nth_bit(kinds, i as u32)]))
             }
             Phase::Peek => {
                 // K-4.2: any card of the rows already laid
                 let count = usize::from(self.laid.min(8)) * 3;
                 let c = rng.index(count);
-                (count > 0).then(|| KorovanAction::Peek { row: CELL_ROW[c], pos: CELL_POS[c] })
+                (count > 0).then(|| Action::Peek { row: CELL_ROW[c], pos: CELL_POS[c] })
             }
             // K-4.3: the 6 layouts
-            Phase::Lay => Some(KorovanAction::Lay(AmbushSet::ALL[rng.index(6)])),
+            Phase::Lay => Some(Action::Lay(AmbushSet::ALL[rng.index(6)])),
             Phase::Place => {
                 // K-5.1, K-6.1: the 3 places, then the helpers
                 let down = self.ahead_face_down();
                 let counts = self.helper_counts(down);
                 let total = 3 + counts.0 + counts.1 + counts.2;
                 let i = rng.index(total as usize) as u32;
-                Some(if i < 3 { KorovanAction::Place(i as u8) } else { self.helper_at(i - 3, down, counts) })
+                Some(if i < 3 { Action::Place(i as u8) } else { self.helper_at(i - 3, down, counts) })
             }
             Phase::Decide => {
                 // K-5.3, K-5.4, K-6.2: switches, reveal, helpers, SecondThought
@@ -482,13 +482,13 @@ impl Korovan {
                 let second = u32::from(self.hand[Helper::SecondThought.index()] > 0);
                 let i = rng.index((switches + 1 + helpers + second) as usize) as u32;
                 Some(if i < switches {
-                    KorovanAction::Switch((i + u32::from(i >= u32::from(self.token))) as u8)
+                    Action::Switch((i + u32::from(i >= u32::from(self.token))) as u8)
                 } else if i == switches {
-                    KorovanAction::Reveal
+                    Action::Reveal
                 } else if i - switches - 1 < helpers {
                     self.helper_at(i - switches - 1, down, counts)
                 } else {
-                    KorovanAction::SecondThought
+                    Action::SecondThought
                 })
             }
             Phase::Defend => {
@@ -497,11 +497,11 @@ impl Korovan {
                 let haggle = u32::from(self.hand[Helper::Haggle.index()] > 0);
                 let i = rng.index((guard + haggle + 1) as usize) as u32;
                 Some(if i < guard {
-                    KorovanAction::Guard
+                    Action::Guard
                 } else if i < guard + haggle {
-                    KorovanAction::Haggle
+                    Action::Haggle
                 } else {
-                    KorovanAction::Pay
+                    Action::Pay
                 })
             }
             Phase::Over => None,
@@ -512,12 +512,11 @@ impl Korovan {
     /// writes (one `below_u64` over the cards left, the kinds walked in index
     /// order), without writing the list; `None` (and no draw) off a deal.
     #[inline]
-    pub(crate) fn sample_deal(&self, rng: &mut GameRng) -> Option<KorovanAction> {
+    pub(crate) fn sample_deal(&self, rng: &mut GameRng) -> Option<Action> {
         if self.phase != Phase::Deal {
             return None;
         }
-        rng.weighted_by(self.deck.iter().map(|&c| u64::from(c)))
-            .and_then(|k| Helper::from_index(k).map(KorovanAction::Deal))
+        rng.weighted_by(self.deck.iter().map(|&c| u64::from(c))).and_then(|k| Helper::from_index(k).map(Action::Deal))
     }
 
     /// K-3.1: at a deal, each kind left with weight copies left (out of the
@@ -528,7 +527,7 @@ impl Korovan {
             for h in Helper::ALL {
                 let w = self.deck[h.index()];
                 if w > 0 {
-                    out.push(ChanceOutcome { action: KorovanAction::Deal(h), weight: u32::from(w) });
+                    out.push(ChanceOutcome { action: Action::Deal(h), weight: u32::from(w) });
                 }
             }
         }
@@ -537,9 +536,9 @@ impl Korovan {
     /// The transition of `action`, which must be legal (`check`).
     // Always inlined: see `random_legal`.
     #[inline(always)]
-    pub(crate) fn play(&mut self, action: KorovanAction) {
+    pub(crate) fn play(&mut self, action: Action) {
         match action {
-            KorovanAction::Deal(h) => {
+            Action::Deal(h) => {
                 let k = h.index();
                 self.deck[k] = self.deck[k].wrapping_sub(1);
                 self.hand[k] = self.hand[k].wrapping_add(1);
@@ -548,13 +547,13 @@ impl Korovan {
                     self.phase = Phase::Lay; // K-4.1: the first competitor does not peek
                 }
             }
-            KorovanAction::Peek { row, pos } => {
+            Action::Peek { row, pos } => {
                 if let Some(p) = self.peeks.get_mut(usize::from(self.laid)) {
                     *p = (row.wrapping_sub(1)).wrapping_mul(3).wrapping_add(pos);
                 }
                 self.phase = Phase::Lay;
             }
-            KorovanAction::Lay(set) => {
+            Action::Lay(set) => {
                 self.ambush |= u32::from(set.mask()).wrapping_shl(u32::from(self.laid) * 3);
                 self.laid = self.laid.wrapping_add(1);
                 if self.laid + 1 >= self.n {
@@ -566,7 +565,7 @@ impl Korovan {
                     self.phase = Phase::Peek;
                 }
             }
-            KorovanAction::Place(p) => {
+            Action::Place(p) => {
                 self.token = p;
                 // K-5.2: a face-up card resolves at once
                 if self.face_up & cell_bit(self.row + 1, p) != 0 {
@@ -575,7 +574,7 @@ impl Korovan {
                     self.phase = Phase::Decide;
                 }
             }
-            KorovanAction::Switch(p) => {
+            Action::Switch(p) => {
                 self.switches = self.switches.wrapping_sub(1);
                 self.token = p;
                 // K-5.3: switching onto a face-up card resolves it at once
@@ -583,32 +582,32 @@ impl Korovan {
                     self.resolve();
                 }
             }
-            KorovanAction::Reveal => self.resolve(),
-            KorovanAction::Scout { row, pos } => {
+            Action::Reveal => self.resolve(),
+            Action::Scout { row, pos } => {
                 self.scouted |= cell_bit(row, pos);
                 self.use_helper(Helper::Scout, action);
             }
-            KorovanAction::Spy { row } => {
+            Action::Spy { row } => {
                 self.spied |= 1u8.wrapping_shl(u32::from(row.wrapping_sub(1)));
                 self.use_helper(Helper::Spy, action);
             }
-            KorovanAction::Flare { row, pos } => {
+            Action::Flare { row, pos } => {
                 self.face_up |= cell_bit(row, pos);
                 self.use_helper(Helper::Flare, action);
             }
-            KorovanAction::SecondThought => {
+            Action::SecondThought => {
                 self.switches = self.switches.wrapping_add(1);
                 self.use_helper(Helper::SecondThought, action);
             }
-            KorovanAction::Guard => {
+            Action::Guard => {
                 self.use_helper(Helper::Guard, action);
                 self.pay(0);
             }
-            KorovanAction::Haggle => {
+            Action::Haggle => {
                 self.use_helper(Helper::Haggle, action);
                 self.pay(self.fine.saturating_sub(1));
             }
-            KorovanAction::Pay => self.pay(self.fine),
+            Action::Pay => self.pay(self.fine),
         }
     }
 

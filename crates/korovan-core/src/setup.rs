@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::action::{AmbushSet, KorovanAction};
+use crate::action::{Action, AmbushSet};
 use crate::config::{HelperCounts, KorovanConfig, MAX_PLAYERS, MAX_ROWS};
 use crate::error::{KorovanError, SetupError};
 use crate::state::{HelperLog, Korovan, NONE, Phase};
@@ -62,7 +62,7 @@ pub struct KorovanSetup {
     /// The same helpers with their targets, in the order played (K-8.1);
     /// it must agree with `played`.
     #[serde(default)]
-    pub helpers_played: Vec<KorovanAction>,
+    pub helpers_played: Vec<Action>,
     /// The rows laid, in laying order (row 1 first).
     pub rows: Vec<RowSetup>,
     /// The current journey row, 1-based, in `Place`/`Decide`/`Defend`; else 0.
@@ -433,12 +433,12 @@ fn build(mut g: Korovan, s: &KorovanSetup) -> Result<Korovan, SetupError> {
             counted[h.index()] = counted[h.index()].saturating_add(1);
         }
         match a {
-            KorovanAction::Scout { row, pos } | KorovanAction::Flare { row, pos } => {
+            Action::Scout { row, pos } | Action::Flare { row, pos } => {
                 if row < 1 || usize::from(row) > laid || pos > 2 {
                     return Err(E::Helpers("a Scout or Flare in helpers_played targets a card not laid"));
                 }
                 let bit = 1u32 << ((u32::from(row) - 1) * 3 + u32::from(pos));
-                if matches!(a, KorovanAction::Scout { .. }) {
+                if matches!(a, Action::Scout { .. }) {
                     log_scouted |= bit;
                 } else if log_flared & bit != 0 {
                     return Err(E::Helpers("a card is flared only while face down, so at most once"));
@@ -446,7 +446,7 @@ fn build(mut g: Korovan, s: &KorovanSetup) -> Result<Korovan, SetupError> {
                     log_flared |= bit;
                 }
             }
-            KorovanAction::Spy { row } => {
+            Action::Spy { row } => {
                 if row < 1 || usize::from(row) > laid {
                     return Err(E::Helpers("a Spy in helpers_played targets a row not laid"));
                 }

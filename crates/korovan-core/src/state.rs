@@ -7,7 +7,7 @@ use std::fmt;
 use boardgame_kit::Turn;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::action::KorovanAction;
+use crate::action::Action;
 use crate::config::{HelperCounts, KorovanConfig, MAX_HAND, MAX_PLAYERS, MAX_ROWS};
 
 /// No token on the table / no peek made.
@@ -79,14 +79,14 @@ impl HelperLog {
     }
 
     /// The helpers played, in order.
-    pub fn iter(&self) -> impl Iterator<Item = KorovanAction> + '_ {
-        self.ids.iter().take(self.len()).filter_map(|&id| KorovanAction::decode(u32::from(id)))
+    pub fn iter(&self) -> impl Iterator<Item = Action> + '_ {
+        self.ids.iter().take(self.len()).filter_map(|&id| Action::decode(u32::from(id)))
     }
 
     /// Appends a played helper (ignored once the log is full, which a legal
     /// game never reaches: a round plays at most its hand).
     #[inline]
-    pub(crate) fn push(&mut self, action: KorovanAction) {
+    pub(crate) fn push(&mut self, action: Action) {
         if let Some(x) = self.ids.get_mut(usize::from(self.len)) {
             *x = action.id() as u8;
             self.len += 1;
@@ -94,7 +94,7 @@ impl HelperLog {
     }
 
     /// The log of `actions`, if they are at most [`MAX_HAND`] helper actions.
-    pub fn from_actions(actions: &[KorovanAction]) -> Option<HelperLog> {
+    pub fn from_actions(actions: &[Action]) -> Option<HelperLog> {
         let mut log = HelperLog::EMPTY;
         if actions.len() > usize::from(MAX_HAND) {
             return None;
@@ -121,7 +121,7 @@ impl Serialize for HelperLog {
 
 impl<'de> Deserialize<'de> for HelperLog {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let actions = Vec::<KorovanAction>::deserialize(deserializer)?;
+        let actions = Vec::<Action>::deserialize(deserializer)?;
         HelperLog::from_actions(&actions)
             .ok_or_else(|| serde::de::Error::custom(format!("a helper log holds at most {MAX_HAND} helper actions")))
     }

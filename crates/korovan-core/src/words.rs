@@ -17,7 +17,7 @@
 
 use boardgame_kit::{Lang, Viewer, Words, fill, marked_section};
 
-use crate::action::{AmbushSet, KorovanAction};
+use crate::action::{Action, AmbushSet};
 use crate::config::Helper;
 use crate::state::Korovan;
 
@@ -204,12 +204,12 @@ impl Words for Korovan {
         marked_section(RULES, &format!("how-to-play:{}", lang.code()))
     }
 
-    fn words(&self, viewer: Viewer, action: KorovanAction, lang: Lang) -> String {
+    fn words(&self, viewer: Viewer, action: Action, lang: Lang) -> String {
         let p = phrases(lang);
         let Some(action) = self.sees_action(viewer.seat(), action).then_some(action) else {
             // Hidden (K-8): only the kind of step shows, which the phase makes public.
             return match action {
-                KorovanAction::Deal(_) => p.deal_hidden.to_string(),
+                Action::Deal(_) => p.deal_hidden.to_string(),
                 _ => p.lay_hidden.to_string(),
             };
         };
@@ -223,40 +223,40 @@ impl Words for Korovan {
 
 impl Korovan {
     /// What a shown action does, in words.
-    fn action_words(&self, p: &Phrases, action: KorovanAction) -> String {
+    fn action_words(&self, p: &Phrases, action: Action) -> String {
         let row = self.current_row().unwrap_or(1);
         let helper = |h: Helper| p.helper_text(h);
         match action {
-            KorovanAction::Deal(h) => fill(p.deal, &[("helper", helper(h))]),
-            KorovanAction::Peek { row, pos } => fill(p.peek, &[("cell", &p.cell_text(row, pos))]),
-            KorovanAction::Lay(set) if set.count() == 1 => {
+            Action::Deal(h) => fill(p.deal, &[("helper", helper(h))]),
+            Action::Peek { row, pos } => fill(p.peek, &[("cell", &p.cell_text(row, pos))]),
+            Action::Lay(set) if set.count() == 1 => {
                 let fine = self.config.fines.one_ambush.to_string();
                 fill(p.lay_one, &[("side", &sides(p, set)), ("fine", &fine)])
             }
-            KorovanAction::Lay(set) => {
+            Action::Lay(set) => {
                 let fine = self.config.fines.two_ambushes.to_string();
                 fill(p.lay_two, &[("sides", &sides(p, set)), ("fine", &fine)])
             }
-            KorovanAction::Place(pos) => fill(p.place, &[("cell", &p.cell_text(row, pos))]),
-            KorovanAction::Switch(pos) => fill(p.switch, &[("cell", &p.cell_text(row, pos))]),
-            KorovanAction::Reveal => fill(p.reveal, &[("cell", &p.cell_text(row, self.token().unwrap_or(0)))]),
-            KorovanAction::Scout { row, pos } => {
+            Action::Place(pos) => fill(p.place, &[("cell", &p.cell_text(row, pos))]),
+            Action::Switch(pos) => fill(p.switch, &[("cell", &p.cell_text(row, pos))]),
+            Action::Reveal => fill(p.reveal, &[("cell", &p.cell_text(row, self.token().unwrap_or(0)))]),
+            Action::Scout { row, pos } => {
                 fill(p.scout, &[("helper", helper(Helper::Scout)), ("cell", &p.cell_text(row, pos))])
             }
-            KorovanAction::Spy { row } => {
+            Action::Spy { row } => {
                 let owner = self.row_owner(row).map(|s| p.seat_text(s)).unwrap_or_default();
                 fill(p.spy, &[("helper", helper(Helper::Spy)), ("row", &row.to_string()), ("seat", &owner)])
             }
-            KorovanAction::Flare { row, pos } => {
+            Action::Flare { row, pos } => {
                 fill(p.flare, &[("helper", helper(Helper::Flare)), ("cell", &p.cell_text(row, pos))])
             }
-            KorovanAction::SecondThought => fill(p.second_thought, &[("helper", helper(Helper::SecondThought))]),
-            KorovanAction::Guard => fill(p.guard, &[("helper", helper(Helper::Guard))]),
-            KorovanAction::Haggle => {
+            Action::SecondThought => fill(p.second_thought, &[("helper", helper(Helper::SecondThought))]),
+            Action::Guard => fill(p.guard, &[("helper", helper(Helper::Guard))]),
+            Action::Haggle => {
                 let cows = self.due().saturating_sub(1);
                 fill(p.haggle, &[("helper", helper(Helper::Haggle)), ("cows", &p.cows_text(cows))])
             }
-            KorovanAction::Pay => {
+            Action::Pay => {
                 let owner = self.current_row().and_then(|r| self.row_owner(r)).map(|s| p.seat_text(s));
                 fill(p.pay, &[("cows", &p.cows_text(self.due())), ("seat", &owner.unwrap_or_default())])
             }
@@ -269,7 +269,7 @@ impl Korovan {
     /// K-8.1): the end of the journey for want of cows (K-5.6), the toll
     /// (K-5.7), the end of the round with every seat's cows, skipped rounds
     /// (K-5.8) and the end of the game. `None` when the round goes on.
-    fn aftermath(&self, p: &Phrases, action: KorovanAction) -> Option<String> {
+    fn aftermath(&self, p: &Phrases, action: Action) -> Option<String> {
         let mut next = *self;
         if boardgame_kit::Game::apply(&mut next, action).is_err() || next.round() == self.round() {
             return None;
@@ -282,8 +282,8 @@ impl Korovan {
         }
         // the fine this action pays, to the owner of the current row
         let fine = match action {
-            KorovanAction::Pay => self.due(),
-            KorovanAction::Haggle => self.due().saturating_sub(1),
+            Action::Pay => self.due(),
+            Action::Haggle => self.due().saturating_sub(1),
             _ => 0,
         };
         let owner = self.current_row().and_then(|r| self.row_owner(r));

@@ -6,7 +6,7 @@ mod common;
 
 use boardgame_kit::{Agent, Arena, Entrant, Evaluation, Game, GameRng, IsMctsAgent, Outcome, RandomAgent, play_game};
 use korovan_core::{
-    AmbushSet, HelperCounts, Korovan, KorovanAction, KorovanConfig, KorovanHeuristic, KorovanSetup, Phase, RowSetup,
+    Action, AmbushSet, HelperCounts, Korovan, KorovanConfig, KorovanHeuristic, KorovanSetup, Phase, RowSetup,
 };
 
 use std::sync::Arc;
@@ -132,7 +132,7 @@ fn hand(scout: u8, spy: u8, flare: u8, second: u8, guard: u8, haggle: u8) -> Hel
     HelperCounts::from_array([scout, spy, flare, second, guard, haggle])
 }
 
-fn choose(state: &Korovan) -> KorovanAction {
+fn choose(state: &Korovan) -> Action {
     let seat = match state.turn() {
         boardgame_kit::Turn::Player(s) => s,
         t => panic!("no decision: {t:?}"),
@@ -149,7 +149,7 @@ fn guards_a_three_cow_fine() {
     play(&mut g, "reveal");
     assert_eq!(g.phase(), Phase::Defend);
     assert_eq!(g.pending_fine(), 3);
-    assert_eq!(choose(&g), KorovanAction::Guard);
+    assert_eq!(choose(&g), Action::Guard);
 }
 
 /// A 2-cow fine early in the journey, with cows to spare: Haggle, keeping the
@@ -160,7 +160,7 @@ fn haggles_a_two_cow_fine_and_keeps_the_guard() {
     play(&mut g, "place 0");
     play(&mut g, "reveal");
     assert_eq!(g.pending_fine(), 2);
-    assert_eq!(choose(&g), KorovanAction::Haggle);
+    assert_eq!(choose(&g), Action::Haggle);
     // A driver with 1 cow: paying or haggling a 2-cow fine breaks it
     // (K-5.6); the Guard saves the journey and the toll of K-5.7.
     // (seat 0 drives again in the second lap: in round 0 every seat would
@@ -172,14 +172,14 @@ fn haggles_a_two_cow_fine_and_keeps_the_guard() {
     play(&mut g, "place 0");
     play(&mut g, "reveal");
     assert_eq!(g.pending_fine(), 2);
-    assert_eq!(choose(&g), KorovanAction::Guard);
+    assert_eq!(choose(&g), Action::Guard);
 }
 
 /// The driver scouts before placing when it has nothing else to go on.
 #[test]
 fn scouts_before_placing() {
     let g = journey(5, &[0b011, 0b011, 0b011, 0b011], hand(1, 0, 0, 0, 0, 0));
-    assert!(matches!(choose(&g), KorovanAction::Scout { row: 1, .. }), "{}", choose(&g));
+    assert!(matches!(choose(&g), Action::Scout { row: 1, .. }), "{}", choose(&g));
 }
 
 /// Placed on a card it then scouts as an ambush, with a safer card left:
@@ -192,13 +192,13 @@ fn switches_off_a_scouted_ambush() {
     play(&mut g, "scout 1.0");
     // It knows the token is on an ambush; the others are uncertain but cheaper.
     let a = choose(&g);
-    assert!(matches!(a, KorovanAction::Switch(1 | 2) | KorovanAction::Scout { row: 1, pos: 1 | 2 }), "{a}");
+    assert!(matches!(a, Action::Switch(1 | 2) | Action::Scout { row: 1, pos: 1 | 2 }), "{a}");
     play(&mut g, "switch 1");
     play(&mut g, "scout 1.1"); // ambush again; position 2 must be empty
     assert_eq!(g.switches_left(), 0);
-    assert_eq!(choose(&g), KorovanAction::SecondThought);
+    assert_eq!(choose(&g), Action::SecondThought);
     play(&mut g, "second_thought");
-    assert_eq!(choose(&g), KorovanAction::Switch(2));
+    assert_eq!(choose(&g), Action::Switch(2));
 }
 
 /// A flared (face-up) empty card is taken at once; a face-up ambush avoided.
@@ -206,7 +206,7 @@ fn switches_off_a_scouted_ambush() {
 fn places_on_a_known_empty_card() {
     let mut g = journey(5, &[0b101, 0b011, 0b011, 0b011], hand(0, 0, 1, 0, 0, 0));
     play(&mut g, "flare 1.1");
-    assert_eq!(choose(&g), KorovanAction::Place(1));
+    assert_eq!(choose(&g), Action::Place(1));
 }
 
 /// A competitor's lay in a chosen position: `cows`, round `round` of a
@@ -240,7 +240,7 @@ fn lay_position(round: u8, cows: [u8; 5], masks: &[u8]) -> Korovan {
 
 fn kept_ambush(g: &Korovan) -> bool {
     match choose(g) {
-        KorovanAction::Lay(s) => s.count() == 1,
+        Action::Lay(s) => s.count() == 1,
         a => panic!("not a lay: {a}"),
     }
 }
@@ -401,7 +401,7 @@ impl Agent<Korovan> for SelfHeuristic {
     fn name(&self) -> String {
         "self-heuristic".into()
     }
-    fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> KorovanAction {
+    fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> Action {
         if seat == self.searcher.load(Ordering::Relaxed) {
             self.bot.act(state, seat, rng)
         } else {
@@ -420,7 +420,7 @@ impl Agent<Korovan> for Searcher {
     fn name(&self) -> String {
         self.inner.name()
     }
-    fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> KorovanAction {
+    fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> Action {
         self.seat.store(seat, Ordering::Relaxed);
         self.inner.act(state, seat, rng)
     }

@@ -6,18 +6,18 @@
 //! over.
 
 use boardgame_kit::{Game, GameRng, Turn, sample_chance};
-use korovan_core::{HelperCounts, Korovan, KorovanAction, KorovanConfig, Phase};
+use korovan_core::{Action, HelperCounts, Korovan, KorovanConfig, Phase};
 use proptest::prelude::*;
 
 /// The listed draw: `list[rng.index(list.len())]` of `legal_actions`.
-fn listed_action(g: &Korovan, rng: &mut GameRng) -> Option<KorovanAction> {
+fn listed_action(g: &Korovan, rng: &mut GameRng) -> Option<Action> {
     let mut list = <Korovan as Game>::ActionList::default();
     g.legal_actions(&mut list);
     list.get(rng.index(list.len())).copied()
 }
 
 /// The listed chance draw: `sample_chance` over `chance_outcomes`.
-fn listed_chance(g: &Korovan, rng: &mut GameRng) -> Option<KorovanAction> {
+fn listed_chance(g: &Korovan, rng: &mut GameRng) -> Option<Action> {
     let mut list = <Korovan as Game>::ChanceList::default();
     sample_chance(g, rng, &mut list)
 }

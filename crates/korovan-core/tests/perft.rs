@@ -6,7 +6,7 @@
 mod common;
 
 use boardgame_kit::{Game, GameRng, perft, sample_chance};
-use korovan_core::{Korovan, KorovanAction, KorovanConfig, NUM_ACTIONS, Phase};
+use korovan_core::{Action, Korovan, KorovanConfig, NUM_ACTIONS, Phase};
 
 /// The state after the deal of round 1, the deal drawn from `seed`.
 fn dealt(players: u8, seed: u64) -> Korovan {
@@ -27,7 +27,7 @@ fn naive_perft(g: &Korovan, depth: usize) -> u64 {
     }
     let mut n = 0;
     for id in 0..NUM_ACTIONS as u32 {
-        let a = KorovanAction::from_id(id).unwrap();
+        let a = Action::from_id(id).unwrap();
         if g.validate(a).is_ok() {
             let mut c = *g;
             c.apply(a).unwrap();
@@ -56,7 +56,7 @@ fn naive_round_perft(g: &Korovan) -> u64 {
     let round = g.round();
     let mut n = 0;
     for id in 0..NUM_ACTIONS as u32 {
-        let a = KorovanAction::from_id(id).unwrap();
+        let a = Action::from_id(id).unwrap();
         if g.validate(a).is_ok() {
             let mut c = *g;
             c.apply(a).unwrap();

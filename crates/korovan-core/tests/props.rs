@@ -7,8 +7,7 @@ mod common;
 use boardgame_kit::{Game, GameRng, Turn, Viewer};
 use common::*;
 use korovan_core::{
-    AmbushSet, Helper, HelperCounts, Korovan, KorovanAction, KorovanConfig, KorovanSetup, NUM_ACTIONS, Phase,
-    TENSOR_LEN,
+    Action, AmbushSet, Helper, HelperCounts, Korovan, KorovanConfig, KorovanSetup, NUM_ACTIONS, Phase, TENSOR_LEN,
 };
 use proptest::prelude::*;
 
@@ -171,7 +170,7 @@ proptest! {
             let mut list = Default::default();
             g.legal_actions(&mut list);
             for id in 0..NUM_ACTIONS as u32 {
-                let a = KorovanAction::from_id(id).unwrap();
+                let a = Action::from_id(id).unwrap();
                 let mut h = *g;
                 let listed = list.contains(&a) || (g.turn() == Turn::Chance && list.contains(&a));
                 match h.apply(a) {
@@ -219,7 +218,7 @@ proptest! {
                 for (i, &a) in list.iter().enumerate() {
                     let twins = (0..list.len()).filter(|&j| j != i && after[j] == after[i]).count();
                     let round_ends = children[i].round() != g.round() || children[i].is_terminal();
-                    let hidden_kind = matches!(a, KorovanAction::Deal(_) | KorovanAction::Lay(_));
+                    let hidden_kind = matches!(a, Action::Deal(_) | Action::Lay(_));
                     match g.view_action(Viewer::Seat(seat), a) {
                         Some(b) => {
                             prop_assert_eq!(b, a);
@@ -236,7 +235,7 @@ proptest! {
                 }
             }
             for &a in list.iter() {
-                let hidden_kind = matches!(a, KorovanAction::Deal(_) | KorovanAction::Lay(_));
+                let hidden_kind = matches!(a, Action::Deal(_) | Action::Lay(_));
                 prop_assert_eq!(g.view_action(Viewer::Spectator, a), (!hidden_kind).then_some(a));
             }
         }
@@ -278,14 +277,14 @@ proptest! {
 #[test]
 fn action_codec_round_trips() {
     for id in 0..NUM_ACTIONS as u32 {
-        let a = KorovanAction::from_id(id).unwrap();
+        let a = Action::from_id(id).unwrap();
         assert_eq!(a.id(), id);
         let text = a.to_string();
-        assert_eq!(text.parse::<KorovanAction>().unwrap(), a, "{text}");
+        assert_eq!(text.parse::<Action>().unwrap(), a, "{text}");
         let json = serde_json::to_string(&a).unwrap();
-        assert_eq!(serde_json::from_str::<KorovanAction>(&json).unwrap(), a);
+        assert_eq!(serde_json::from_str::<Action>(&json).unwrap(), a);
     }
-    assert!(KorovanAction::from_id(NUM_ACTIONS as u32).is_err());
+    assert!(Action::from_id(NUM_ACTIONS as u32).is_err());
     for bad in [
         "",
         "peek",
@@ -301,9 +300,9 @@ fn action_codec_round_trips() {
         "reveal now",
         "scout 1.1.1",
     ] {
-        assert!(bad.parse::<KorovanAction>().is_err(), "{bad:?}");
+        assert!(bad.parse::<Action>().is_err(), "{bad:?}");
     }
-    assert_eq!(" peek 2.1 ".parse::<KorovanAction>().unwrap(), KorovanAction::Peek { row: 2, pos: 1 });
+    assert_eq!(" peek 2.1 ".parse::<Action>().unwrap(), Action::Peek { row: 2, pos: 1 });
     assert_eq!(Helper::from_name("second_thought"), Some(Helper::SecondThought));
     assert_eq!(Helper::from_name("second"), None);
 }
@@ -363,7 +362,7 @@ proptest! {
         for g in game_states(&c, seed).iter().step_by(23) {
             for id in 0..NUM_ACTIONS as u32 {
                 let mut h = *g;
-                h.apply_unchecked(KorovanAction::from_id(id).unwrap());
+                h.apply_unchecked(Action::from_id(id).unwrap());
                 let mut l = Default::default();
                 h.legal_actions(&mut l);
                 let _ = h.turn();

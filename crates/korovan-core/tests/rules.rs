@@ -6,8 +6,8 @@ mod common;
 use boardgame_kit::{ChanceOutcome, Game, GameRng, Outcome, Seats, Turn};
 use common::*;
 use korovan_core::{
-    AmbushSet, Card, ConfigError, Helper, HelperCounts, IllegalReason, Korovan, KorovanAction, KorovanConfig,
-    KorovanError, KorovanSetup, Phase, SetupError,
+    Action, AmbushSet, Card, ConfigError, Helper, HelperCounts, IllegalReason, Korovan, KorovanConfig, KorovanError,
+    KorovanSetup, Phase, SetupError,
 };
 
 fn hand(kind: Helper, n: u8) -> HelperCounts {
@@ -24,7 +24,7 @@ fn illegal_reason(g: &Korovan, notation: &str) -> IllegalReason {
 /// Deals the driver's hand with the given kinds (chance actions).
 fn deal_all(g: &mut Korovan, kinds: &[Helper]) {
     for &k in kinds {
-        g.apply(KorovanAction::Deal(k)).unwrap();
+        g.apply(Action::Deal(k)).unwrap();
     }
 }
 
@@ -71,8 +71,8 @@ fn k1_3_a_competitor_lays_1_or_2_of_its_2_ambushes() {
     assert!(AmbushSet::from_mask(7).is_none());
     assert_eq!(AmbushSet::ALL.iter().filter(|s| s.count() == 1).count(), 3);
     assert_eq!(AmbushSet::ALL.iter().filter(|s| s.count() == 2).count(), 3);
-    assert!("lay 0+1+2".parse::<KorovanAction>().is_err());
-    assert!("lay".parse::<KorovanAction>().is_err());
+    assert!("lay 0+1+2".parse::<Action>().is_err());
+    assert!("lay".parse::<Action>().is_err());
 }
 
 /// K-1.4: default helper deck has 27 cards.
@@ -124,12 +124,12 @@ fn k3_1_deal_is_n_minus_1_chance_nodes_weighted_by_copies_left() {
     for drawn in 0..3 {
         assert_eq!(g.turn(), Turn::Chance);
         g.chance_outcomes(&mut chances);
-        let total: u32 = chances.iter().map(|o: &ChanceOutcome<KorovanAction>| o.weight).sum();
+        let total: u32 = chances.iter().map(|o: &ChanceOutcome<Action>| o.weight).sum();
         assert_eq!(total, 27 - drawn);
         if drawn == 0 {
             assert_eq!(chances[0].weight, 7); // Scout: 7 of 27
         }
-        g.apply(KorovanAction::Deal(Helper::Scout)).unwrap();
+        g.apply(Action::Deal(Helper::Scout)).unwrap();
         // the number of cards held is public
         assert_eq!(g.observation(1).unwrap().helpers_in_hand, drawn as u8 + 1);
     }
@@ -140,7 +140,7 @@ fn k3_1_deal_is_n_minus_1_chance_nodes_weighted_by_copies_left() {
     let mut g = Korovan::new_game(&c).unwrap();
     deal_all(&mut g, &[Helper::Guard, Helper::Guard]);
     assert_eq!(illegal_reason(&g, "deal scout"), IllegalReason::NotInDeck(Helper::Scout));
-    g.apply(KorovanAction::Deal(Helper::Guard)).unwrap();
+    g.apply(Action::Deal(Helper::Guard)).unwrap();
     // which cards the driver holds is private
     assert_eq!(g.observation(0).unwrap().helper_hand, Some(HelperCounts::NONE.with(Helper::Guard, 3)));
     assert_eq!(g.observation(1).unwrap().helper_hand, None);
@@ -184,7 +184,7 @@ fn k4_1_competitors_lay_clockwise_from_the_drivers_left() {
     while g.phase() != Phase::Place {
         if g.phase() == Phase::Lay {
             order.push(g.turn());
-            g.apply(KorovanAction::Lay(set(1))).unwrap();
+            g.apply(Action::Lay(set(1))).unwrap();
         } else {
             g.apply("peek 1.0".parse().unwrap()).unwrap();
         }
@@ -277,7 +277,7 @@ fn k5_2_placing_on_a_face_up_card_resolves_it_at_once() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
     s.rows[0].face_up = [true, false, false];
     s.played = HelperCounts::NONE.with(Helper::Flare, 1);
-    s.helpers_played = vec![KorovanAction::Flare { row: 1, pos: 0 }];
+    s.helpers_played = vec![Action::Flare { row: 1, pos: 0 }];
     s.config.hand_size = Some(1);
     let g0 = Korovan::from_setup(&s).unwrap();
     let mut g = g0;
@@ -297,7 +297,7 @@ fn k5_2_face_up_empty_moves_on() {
     let mut s = journey_setup(3, 0, &[1, 1], HelperCounts::NONE);
     s.rows[0].face_up = [false, true, false];
     s.played = HelperCounts::NONE.with(Helper::Flare, 1);
-    s.helpers_played = vec![KorovanAction::Flare { row: 1, pos: 1 }];
+    s.helpers_played = vec![Action::Flare { row: 1, pos: 1 }];
     s.config.hand_size = Some(1);
     let mut g = Korovan::from_setup(&s).unwrap();
     play(&mut g, "place 1");
@@ -325,7 +325,7 @@ fn k5_3_one_switch_per_step_switching_onto_face_up_resolves() {
     let mut s = journey_setup(3, 0, &[2, 1], HelperCounts::NONE);
     s.rows[0].face_up = [false, false, true];
     s.played = HelperCounts::NONE.with(Helper::Flare, 1);
-    s.helpers_played = vec![KorovanAction::Flare { row: 1, pos: 2 }];
+    s.helpers_played = vec![Action::Flare { row: 1, pos: 2 }];
     s.config.hand_size = Some(1);
     let mut g = Korovan::from_setup(&s).unwrap();
     play(&mut g, "place 1");
@@ -505,10 +505,10 @@ fn k5_9_nothing_depends_on_table_talk_same_actions_same_game() {
     assert_eq!(replay, a);
     // every id is a game decision or a deal: there is no talk action
     for id in 0..korovan_core::NUM_ACTIONS as u32 {
-        let x = KorovanAction::from_id(id).unwrap();
+        let x = Action::from_id(id).unwrap();
         assert_eq!(x.id(), id);
     }
-    assert!(KorovanAction::from_id(korovan_core::NUM_ACTIONS as u32).is_err());
+    assert!(Action::from_id(korovan_core::NUM_ACTIONS as u32).is_err());
 }
 
 // ---------------------------------------------------------------- K-6
@@ -545,7 +545,7 @@ fn k6_scout_needs_a_face_down_target_and_the_card() {
     let mut s = journey_setup(3, 0, &[1, 1], hand(Helper::Scout, 1));
     s.rows[1].face_up = [true, false, false];
     s.played = hand(Helper::Flare, 1);
-    s.helpers_played = vec![KorovanAction::Flare { row: 2, pos: 0 }];
+    s.helpers_played = vec![Action::Flare { row: 2, pos: 0 }];
     s.config.hand_size = Some(2);
     let g = Korovan::from_setup(&s).unwrap();
     assert_eq!(illegal_reason(&g, "scout 2.0"), IllegalReason::FaceUp { row: 2, pos: 0 });
@@ -744,7 +744,7 @@ fn k7_2_the_game_ends_after_every_player_drove_once_per_lap() {
         }
         assert_eq!(g.round(), 4 * u32::from(laps));
         assert!(rounds <= 4 * usize::from(laps));
-        assert!(g.apply(KorovanAction::Pay).is_err());
+        assert!(g.apply(Action::Pay).is_err());
     }
     assert_eq!(KorovanConfig { laps: 0, ..Default::default() }.validate(), Err(ConfigError::Laps(0)));
 }
@@ -763,7 +763,7 @@ fn k7_3_most_cows_wins_a_tie_is_a_friendship_draw() {
         play(&mut g, "reveal");
     }
     assert_eq!([g.cows(0), g.cows(1), g.cows(2)], [4, 4, 4]);
-    assert_eq!(g.outcome(), Some(Outcome::Draw(Seats(0b111))));
+    assert_eq!(g.outcome(), Some(Outcome::Draw(Seats::from_bits(0b111))));
     let mut r = [0.0; 3];
     g.returns(&mut r);
     assert_eq!(r, [1.0 / 3.0; 3]);
@@ -849,8 +849,8 @@ fn k8_4_no_state_holds_a_future_draw() {
     let g = Korovan::new_game(&KorovanConfig::default()).unwrap();
     let mut a = g;
     let mut b = g;
-    a.apply(KorovanAction::Deal(Helper::Scout)).unwrap();
-    b.apply(KorovanAction::Deal(Helper::Guard)).unwrap();
+    a.apply(Action::Deal(Helper::Scout)).unwrap();
+    b.apply(Action::Deal(Helper::Guard)).unwrap();
     assert_ne!(a, b);
     // the state is plain data: the deck is counts, with no order
     assert_eq!(g.helper_deck(), HelperCounts::DEFAULT_DECK);
@@ -884,7 +884,7 @@ fn k9_1_the_route_tells_apart_two_face_up_empties() {
     let mut s = journey_setup(3, 0, &[4, 1], HelperCounts::NONE);
     s.rows[0].face_up = [true, false, false];
     s.played = hand(Helper::Flare, 1);
-    s.helpers_played = vec![KorovanAction::Flare { row: 1, pos: 0 }];
+    s.helpers_played = vec![Action::Flare { row: 1, pos: 0 }];
     s.config.hand_size = Some(1);
     let g = Korovan::from_setup(&s).unwrap();
     let mut a = g;
@@ -971,7 +971,7 @@ fn errors_say_why() {
     let g = journey(3, &[1, 1], HelperCounts::NONE);
     let e = g.validate("guard".parse().unwrap()).unwrap_err().to_string();
     assert!(e.contains("place phase"), "{e}");
-    let e = "peek 9.0".parse::<KorovanAction>().unwrap_err().to_string();
+    let e = "peek 9.0".parse::<Action>().unwrap_err().to_string();
     assert!(e.contains("cannot parse"), "{e}");
     assert!(g.observation(3).unwrap_err().to_string().contains("seat 3 does not exist"));
     let mut buf = [0.0f32; 5];
@@ -1005,20 +1005,20 @@ fn the_wrong_player_is_refused() {
 #[test]
 fn one_name_per_helper_kind() {
     for kind in Helper::ALL {
-        let deal: KorovanAction = format!("deal {kind}").parse().unwrap();
-        assert_eq!(deal, KorovanAction::Deal(kind));
+        let deal: Action = format!("deal {kind}").parse().unwrap();
+        assert_eq!(deal, Action::Deal(kind));
         assert_eq!(kind.to_string(), kind.name());
         // the deck key is the same word
         let json = format!(r#"{{"{}": 3}}"#, kind.name());
         let counts: HelperCounts = serde_json::from_str(&json).unwrap();
         assert_eq!(counts, HelperCounts::NONE.with(kind, 3));
     }
-    assert_eq!(KorovanAction::SecondThought.to_string(), "second_thought");
-    assert_eq!("second_thought".parse::<KorovanAction>().unwrap(), KorovanAction::SecondThought);
-    assert_eq!("deal second_thought".parse::<KorovanAction>().unwrap(), KorovanAction::Deal(Helper::SecondThought));
+    assert_eq!(Action::SecondThought.to_string(), "second_thought");
+    assert_eq!("second_thought".parse::<Action>().unwrap(), Action::SecondThought);
+    assert_eq!("deal second_thought".parse::<Action>().unwrap(), Action::Deal(Helper::SecondThought));
     // only the canonical word parses
     for bad in ["second", "deal second", "secondthought", "second-thought", "SecondThought"] {
-        assert!(matches!(bad.parse::<KorovanAction>(), Err(KorovanError::Notation { .. })), "{bad}");
+        assert!(matches!(bad.parse::<Action>(), Err(KorovanError::Notation { .. })), "{bad}");
     }
 }
 
@@ -1195,20 +1195,20 @@ fn k8_1_public_actions_and_private_ones() {
     use boardgame_kit::Viewer::{Seat, Spectator};
     let mut g = Korovan::new_game(&KorovanConfig::with_players(4)).unwrap();
     // K-3.1, K-8.3: the deal is the driver's (seat 0) alone
-    let deal = KorovanAction::Deal(Helper::Guard);
+    let deal = Action::Deal(Helper::Guard);
     assert_eq!(g.view_action(Seat(0), deal), Some(deal));
     assert_eq!(g.view_action(Seat(1), deal), None);
     assert_eq!(g.view_action(Spectator, deal), None);
     deal_all(&mut g, &[Helper::Guard, Helper::Scout, Helper::Spy]);
     // K-4.3, K-8.2: a lay is its layer's (seat 1) alone
-    let lay: KorovanAction = "lay 0+2".parse().unwrap();
+    let lay: Action = "lay 0+2".parse().unwrap();
     assert_eq!(g.view_action(Seat(1), lay), Some(lay));
     for v in [Seat(0), Seat(2), Seat(3), Spectator] {
         assert_eq!(g.view_action(v, lay), None);
     }
     play(&mut g, "lay 0+2");
     // K-4.2: which card is peeked is public (not what it shows)
-    let peek: KorovanAction = "peek 1.1".parse().unwrap();
+    let peek: Action = "peek 1.1".parse().unwrap();
     for v in [Seat(0), Seat(1), Seat(2), Seat(3), Spectator] {
         assert_eq!(g.view_action(v, peek), Some(peek));
     }
@@ -1216,7 +1216,7 @@ fn k8_1_public_actions_and_private_ones() {
     // payment that ends a round (K-9.1)
     let mut j = journey(3, &[1, 1], hand(Helper::Scout, 1).with(Helper::Haggle, 1));
     for a in ["scout 2.0", "place 0", "reveal", "haggle"] {
-        let x: KorovanAction = a.parse().unwrap();
+        let x: Action = a.parse().unwrap();
         for v in [Seat(0), Seat(1), Seat(2), Spectator] {
             assert_eq!(j.view_action(v, x), Some(x), "{a}");
         }

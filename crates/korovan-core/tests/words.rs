@@ -5,7 +5,7 @@
 //! every phrase; a few exact phrases pin the wording.
 
 use boardgame_kit::{Game, Lang, Viewer, Words, check_words, check_words_in_game};
-use korovan_core::{AmbushSet, Helper, Korovan, KorovanAction, KorovanConfig, Phase};
+use korovan_core::{Action, AmbushSet, Helper, Korovan, KorovanConfig, Phase};
 use proptest::prelude::*;
 
 proptest! {
@@ -31,12 +31,12 @@ fn a_deal_names_its_card_to_the_driver_alone() {
     let g = start(4);
     assert_eq!(g.phase(), Phase::Deal);
     let d = g.driver().unwrap();
-    let a = KorovanAction::Deal(Helper::Scout);
+    let a = Action::Deal(Helper::Scout);
     assert_eq!(g.words(Viewer::Seat(d), a, Lang::En), "Draw a helper card: Scout");
     assert_eq!(g.words(Viewer::Seat(d), a, Lang::Ru), "Взять карту помощника: Разведчик");
     for v in [Viewer::Seat((d + 1) % 4), Viewer::Spectator] {
         assert_eq!(g.words(v, a, Lang::En), "The driver draws a helper card");
-        assert_eq!(g.words(v, KorovanAction::Deal(Helper::Guard), Lang::Ru), "Корованщик берёт карту помощника");
+        assert_eq!(g.words(v, Action::Deal(Helper::Guard), Lang::Ru), "Корованщик берёт карту помощника");
     }
     check_words(&g).unwrap();
 }
@@ -56,13 +56,13 @@ fn to_first_peek(n: u8) -> Korovan {
 fn peeks_and_lays_read_in_rows_from_1_and_cards_left_to_right() {
     let g = to_first_peek(4);
     // K-4.2: the second competitor peeks at row 1.
-    let peek = KorovanAction::Peek { row: 1, pos: 1 };
+    let peek = Action::Peek { row: 1, pos: 1 };
     assert_eq!(g.words(Viewer::Spectator, peek, Lang::En), "Peek at row 1, middle card");
     assert_eq!(g.words(Viewer::Spectator, peek, Lang::Ru), "Подсмотреть карту: ряд 1, средняя карта");
     let mut g = g;
     g.apply(peek).unwrap();
     // K-4.3: a lay is its layer's.
-    let lay = KorovanAction::Lay(AmbushSet::from_mask(0b101).unwrap());
+    let lay = Action::Lay(AmbushSet::from_mask(0b101).unwrap());
     let layer = g.row_owner(2).unwrap();
     assert_eq!(
         g.words(Viewer::Seat(layer), lay, Lang::En),
@@ -133,7 +133,7 @@ fn round_ends_are_summed_up() {
         assert!(w.contains(&round), "{w}");
         let d = before.driver().unwrap();
         let tolled = after.cows(d) > 0 && (0..3).filter(|&s| s != d).all(|s| after.cows(s) < before.cows(s));
-        if tolled && !matches!(a, KorovanAction::Pay | KorovanAction::Haggle) {
+        if tolled && !matches!(a, Action::Pay | Action::Haggle) {
             assert!(w.contains("pay 1 cow each as toll (K-5.7)"), "{w}");
         }
         let ru = before.words(Viewer::Seat(0), *a, Lang::Ru);

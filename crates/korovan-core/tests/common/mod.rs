@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use boardgame_kit::{Game, GameRng, Turn, sample_chance};
-use korovan_core::{AmbushSet, HelperCounts, Korovan, KorovanAction, KorovanConfig, KorovanSetup};
+use korovan_core::{Action, AmbushSet, HelperCounts, Korovan, KorovanConfig, KorovanSetup};
 
 /// A config of `n` players whose driver holds `hand` helpers.
 pub fn cfg(n: u8, hand: u8) -> KorovanConfig {
@@ -36,7 +36,7 @@ pub fn journey(n: u8, masks: &[u8], hand: HelperCounts) -> Korovan {
 
 /// Plays `notation`, which must be legal.
 pub fn play(g: &mut Korovan, notation: &str) {
-    let a: KorovanAction = notation.parse().unwrap();
+    let a: Action = notation.parse().unwrap();
     if let Err(e) = g.apply(a) {
         panic!("{notation}: {e}\n{g}");
     }
@@ -50,7 +50,7 @@ pub fn legal(g: &Korovan) -> Vec<String> {
 }
 
 /// One random action (chance by its weights).
-pub fn random_action(g: &Korovan, rng: &mut GameRng) -> KorovanAction {
+pub fn random_action(g: &Korovan, rng: &mut GameRng) -> Action {
     match g.turn() {
         Turn::Chance => sample_chance(g, rng, &mut Default::default()).unwrap(),
         _ => {
