@@ -370,7 +370,7 @@ impl Graph {
                 _ => return None,
             }
         }
-        if body.len() % 2 == 0 {
+        if body.len().is_multiple_of(2) {
             return None;
         }
         Mlp::new(layers).ok()
