@@ -310,3 +310,13 @@ def self_play(
     threads: int = 1,
     sharp: bool = False,
 ) -> dict[str, np.ndarray]: ...
+def nn_match(
+    game: _AnyGame,
+    weights: bytes,
+    opponent: str,
+    games: int,
+    seed: int,
+    threads: int = 1,
+    iterations: Optional[int] = None,
+    millis: Optional[int] = None,
+) -> tuple[np.ndarray, int]: ...

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import korovan_caravan
+import korovan_caravan.learn
 from korovan_caravan.learn import nn_forward, nn_info, self_play
 from korovan_caravan.learn import expert_iteration
 from korovan_caravan.learn.export import to_bytes
@@ -151,6 +152,19 @@ def test_quick_expert_iteration_is_reproducible_and_its_network_plays(tmp_path):
     game = korovan_caravan.load_game("caravan", players=2, max_turns=8)
     data = self_play(game, 2, 99, weights=runs[0], iterations=2, threads=2)
     assert data["inputs"].shape[0] > 10
+    # Measured against the heuristic by the Rust match (seats rotating).
+    shares, players = korovan_caravan.learn.nn_match(game, runs[0], "heuristic", 4, 1_000_000, threads=2)
+    assert players == 2 and shares.shape == (4,) and ((shares >= 0) & (shares <= 1)).all()
+    again, _ = korovan_caravan.learn.nn_match(game, runs[0], "heuristic", 4, 1_000_000, threads=1, iterations=2)
+    assert again.shape == (4,)
+    with pytest.raises(ValueError, match="not both"):
+        korovan_caravan.learn.nn_match(game, runs[0], "heuristic", 1, 0, iterations=2, millis=2)
+    out_json = tmp_path / "weights.bgnn"
+    out_json.write_bytes(runs[0])
+    from korovan_caravan.learn import evaluate
+
+    assert evaluate.main(["--game", "caravan", "--weights", str(out_json), "--games", "2", "--against", "random"]) == 0
+    assert evaluate.main(["--game", "caravan", "--weights", str(tmp_path), "--games", "2"]) == 2
     # Resume: one more round from the checkpoint.
     out = tmp_path / "run0"
     assert expert_iteration.main(["--game", "caravan", "--quick", "--out", str(out), "--seed", "1000000", "--rounds", "3", "--resume"]) == 0

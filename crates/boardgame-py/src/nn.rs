@@ -335,10 +335,153 @@ fn self_play<'py>(
     Ok(d)
 }
 
+/// The learner of `nn_match`: the network's greedy policy (`learned`) or
+/// the search with it (`learned-ismcts`).
+fn learner<G: NetGame + boardgame_kit::Bots>(
+    net: &Arc<Network>,
+    budget: Option<Budget>,
+) -> Result<Box<dyn Agent<G>>, String> {
+    match budget {
+        None => boardgame_kit::nn::LearnedAgent::<G>::new(net.clone(), 0.0)
+            .map(|a| Box::new(a) as Box<dyn Agent<G>>)
+            .map_err(|e| e.to_string()),
+        Some(b) => {
+            learned_ismcts::<G>(net.clone(), b).map(|a| Box::new(a) as Box<dyn Agent<G>>).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// Game `g` of a match: the network at seat `g mod players`, `opponent`
+/// at every other seat; the network's share (1 a sole win, `1/k` a
+/// `k`-way draw).
+fn match_game<G: NetGame + boardgame_kit::Bots>(
+    config: &G::Config,
+    net: &Arc<Network>,
+    budget: Option<Budget>,
+    opponent: &AgentSpec,
+    seed: u64,
+    g: u64,
+) -> Result<f64, String> {
+    let mut state = G::new_game(config).map_err(|e| e.to_string())?;
+    let n = state.num_players();
+    let me = (g % n as u64) as usize;
+    let mut agents = (0..n)
+        .map(|s| if s == me { learner::<G>(net, budget) } else { opponent.build::<G>().map_err(|e| e.to_string()) })
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut rng = GameRng::new(seed.wrapping_add(g));
+    let mut chances = G::ChanceList::default();
+    for _ in 0..G::max_game_length(config) {
+        let a = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).ok_or("a chance node without outcomes")?,
+            Turn::Player(seat) => agents[seat].act(&state, seat, &mut rng),
+        };
+        state.apply(a).map_err(|e| format!("{e:?}"))?;
+    }
+    let mut returns = vec![0.0; n];
+    if state.is_terminal() {
+        state.returns(&mut returns);
+    } else {
+        boardgame_kit::score_leader_returns(&state, &mut returns);
+    }
+    Ok(returns[me])
+}
+
+fn run_match<G: NetGame + boardgame_kit::Bots>(
+    config: &G::Config,
+    net: &Arc<Network>,
+    budget: Option<Budget>,
+    opponent: &AgentSpec,
+    games: u64,
+    seed: u64,
+    threads: usize,
+) -> Result<(Vec<f64>, usize), String> {
+    boardgame_kit::nn::check_network::<G>(net, config).map_err(|e| e.to_string())?;
+    opponent.build::<G>().map_err(|e| e.to_string())?;
+    let players = G::new_game(config).map_err(|e| e.to_string())?.num_players();
+    let threads = threads.min(games as usize).max(1);
+    let mut shares = vec![0.0; games as usize];
+    let mut results: Vec<Result<Vec<(u64, f64)>, String>> = Vec::new();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    let mut g = t as u64;
+                    while g < games {
+                        out.push((g, match_game::<G>(config, net, budget, opponent, seed, g)?));
+                        g += threads as u64;
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        for h in handles {
+            results.push(h.join().unwrap_or_else(|_| Err("a match thread panicked".to_string())));
+        }
+    });
+    for r in results {
+        for (g, v) in r? {
+            shares[g as usize] = v;
+        }
+    }
+    Ok((shares, players))
+}
+
+/// A match of the network of `weights` against `opponent` (an agent name)
+/// at every other seat, the network's seat rotating (`g mod players`),
+/// game `g` seeded by `seed + g`, played in Rust on `threads` threads with
+/// the GIL released: the network greedy (`learned`), or with `iterations`
+/// (or `millis` per decision) the kit's `learned-ismcts` search with it.
+/// Returns the network's share of each game (a `float64` array; 1 a sole
+/// win, `1/k` a `k`-way draw, 0 a loss) and the number of players.
+#[pyfunction]
+#[pyo3(signature = (game, weights, opponent, games, seed, threads=1, iterations=None, millis=None))]
+#[allow(clippy::too_many_arguments)]
+fn nn_match<'py>(
+    py: Python<'py>,
+    game: &Bound<'py, PyAny>,
+    weights: &[u8],
+    opponent: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    iterations: Option<u64>,
+    millis: Option<u64>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, usize)> {
+    if games == 0 || games > MAX_SELF_PLAY_GAMES {
+        return Err(value_error(format!("games must be in 1..={MAX_SELF_PLAY_GAMES}, got {games}")));
+    }
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(value_error(format!("threads must be in 1..={MAX_THREADS}, got {threads}")));
+    }
+    if seed.checked_add(games).is_none() {
+        return Err(value_error("seed + games passes 2**64"));
+    }
+    let budget = match (iterations, millis) {
+        (None, None) => None,
+        (Some(n), None) if (1..=u64::from(MAX_ITERATIONS)).contains(&n) => Some(Budget::Iterations(n)),
+        (None, Some(ms)) if (1..=60_000).contains(&ms) => Some(Budget::Time(std::time::Duration::from_millis(ms))),
+        _ => return Err(value_error("give iterations (1..=2**20) or millis (1..=60000), not both")),
+    };
+    let net = Arc::new(read_weights(weights)?);
+    let opponent: AgentSpec = opponent.parse().map_err(|e| value_error(format!("opponent: {e}")))?;
+    let result = if let Some(config) = <korovan_core::Korovan as PyEngine>::config_of(game) {
+        py.detach(|| run_match::<korovan_core::Korovan>(&config, &net, budget, &opponent, games, seed, threads))
+    } else if let Some(config) = <caravan_core::Caravan as PyEngine>::config_of(game) {
+        py.detach(|| run_match::<caravan_core::Caravan>(&config, &net, budget, &opponent, games, seed, threads))
+    } else {
+        return Err(PyTypeError::new_err("expected a game of korovan_caravan (load_game)"));
+    };
+    let (shares, players) = result.map_err(value_error)?;
+    Ok((PyArray1::from_vec(py, shares), players))
+}
+
 /// Adds this module's functions to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nn_info, m)?)?;
     m.add_function(wrap_pyfunction!(nn_forward, m)?)?;
     m.add_function(wrap_pyfunction!(self_play, m)?)?;
+    m.add_function(wrap_pyfunction!(nn_match, m)?)?;
     Ok(())
 }

@@ -17,6 +17,6 @@ what a file holds, and ``self_play`` plays the training games.
 
 from __future__ import annotations
 
-from .._korovan_caravan import nn_forward, nn_info, self_play
+from .._korovan_caravan import nn_forward, nn_info, nn_match, self_play
 
-__all__ = ["nn_forward", "nn_info", "self_play"]
+__all__ = ["nn_forward", "nn_info", "nn_match", "self_play"]
