@@ -37,7 +37,7 @@
 //! |---|---|
 //! | 4 | magic `BGNN` |
 //! | 2 | format version (2) |
-//! | 1 + n | the game's name ([`Game::NAME`](crate::Game::NAME)): its length, then UTF-8 |
+//! | 1 + n | the game's name ([`Game::NAME`]): its length, then UTF-8 |
 //! | 4 · 3 | input length, policy length, value length (the graph's outputs are policy + value) |
 //! | 4 + m | a free text (how the network was trained): its length (at most [`MAX_TEXT`]), then UTF-8 |
 //! | 2 | number of operations `N` (1 to [`MAX_OPS`]) |
