@@ -777,6 +777,23 @@ mod tests {
         assert!(out.iter().all(|x| x.is_finite()) && out[..12].iter().any(|&x| x > 0.0), "{out:?}");
         assert!(n.forward(&input[1..], &mut n.scratch(), &mut out).is_err());
         assert!(Network::from_graph("g", 12, 3, "", back.graph().into_owned()).is_err());
+
+        // Every header and operation byte set to hostile values, the checksum
+        // recomputed: read or refused, never a panic; what is read runs.
+        let params_at = bytes.len() - 8 - 4 * n.num_parameters();
+        for at in 4..params_at {
+            for v in [0u8, 1, 2, 3, 7, 13, 0x7f, 0xff] {
+                let mut b = bytes[..bytes.len() - 8].to_vec();
+                b[at] = v;
+                let sum = fnv1a(&b);
+                b.extend_from_slice(&sum.to_le_bytes());
+                if let Ok(m) = Network::from_bytes(&b) {
+                    let mut out = vec![0.0; m.outputs()];
+                    let input = vec![1.0; m.obs_len()];
+                    m.forward(&input, &mut m.scratch(), &mut out).unwrap();
+                }
+            }
+        }
     }
 
     #[test]
