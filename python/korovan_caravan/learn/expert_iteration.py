@@ -116,9 +116,6 @@ def check(a: argparse.Namespace) -> None:
         raise UsageError(f"--device must be auto, cpu or cuda, got {a.device}")
     if a.device == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda but no GPU is available")
-    os.makedirs(a.out, exist_ok=True)
-    if not os.path.isdir(a.out) or not os.access(a.out, os.W_OK):
-        raise UsageError(f"--out {a.out} is not a writable directory")
     if a.init is not None:
         if not os.path.isfile(a.init):
             raise UsageError(f"--init {a.init} is not a regular file")
@@ -126,6 +123,11 @@ def check(a: argparse.Namespace) -> None:
             raise UsageError(f"--init {a.init} is larger than {MAX_INIT_BYTES} bytes")
     if a.resume and not os.path.isfile(os.path.join(a.out, "checkpoint.pt")):
         raise UsageError(f"--resume but {a.out}/checkpoint.pt does not exist")
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        raise UsageError(f"--out {a.out} is not a directory")
+    os.makedirs(a.out, exist_ok=True)
+    if not os.path.isdir(a.out) or not os.access(a.out, os.W_OK):
+        raise UsageError(f"--out {a.out} is not a writable directory")
 
 
 def losses(net, x, mask, target, value, players):
