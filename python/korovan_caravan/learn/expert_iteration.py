@@ -143,8 +143,19 @@ def losses(net, x, mask, target, value, players):
 
 
 def run(argv=None) -> dict:
+    """Runs the trainer; torch's global settings (deterministic algorithms,
+    threads) are restored on return."""
     a = parser().parse_args(argv)
     check(a)
+    deterministic, threads = torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()
+    try:
+        return _run(a)
+    finally:
+        torch.use_deterministic_algorithms(deterministic)
+        torch.set_num_threads(threads)
+
+
+def _run(a: argparse.Namespace) -> dict:
     import korovan_caravan
 
     players = a.players or (2 if a.game == "caravan" else 5)
