@@ -126,6 +126,19 @@ def test_search_self_play_with_an_exported_network_is_reproducible():
         self_play(korovan_caravan.load_game("korovan", players=5), 1, 0, weights=weights)
 
 
+def test_checkpoint_samples_pack_and_unpack_exactly():
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=4)
+    data = self_play(game, 1, 3, teacher="heuristic")
+    sample = {k: data[k] for k in ("inputs", "masks", "policy", "value")}
+    packed = expert_iteration.pack(sample)
+    back = expert_iteration.unpack(packed)
+    for k in sample:
+        assert back[k].dtype == sample[k].dtype and np.array_equal(back[k], sample[k]), k
+    dense = sum(a.nbytes for a in sample.values())
+    stored = sum(sum(x.nbytes for x in v if isinstance(x, np.ndarray)) for v in packed.values())
+    assert stored < dense / 4, (stored, dense)
+
+
 def test_the_trainer_refuses_bad_settings_before_any_work(tmp_path):
     out = tmp_path / "run"
     for bad in (["--lr", "0"], ["--lr", "nan"], ["--threads", "0"], ["--games", "0"], ["--init", str(tmp_path)]):

@@ -43,8 +43,37 @@ from .nets import heads, make_net
 MAX_GAMES = 1 << 20
 MAX_THREADS = 256
 MAX_ITERATIONS = 1 << 20
-#: The largest checkpoint --init accepts (a network of MAX_PARAMETERS with Adam's moments, and slack).
-MAX_INIT_BYTES = 16 * MAX_PARAMETERS + (1 << 20)
+#: The largest checkpoint --init accepts: a network of MAX_PARAMETERS with
+#: Adam's moments, and a window of samples (stored sparse), 4 GiB in all.
+MAX_INIT_BYTES = 4 << 30
+
+
+def pack(sample: dict) -> dict:
+    """A round's samples for the checkpoint: the mostly-zero float arrays
+    as their non-zero entries, the masks as bits (a dense window of
+    Caravan samples is 16 KB a decision)."""
+    out = {}
+    for k, a in sample.items():
+        if a.dtype == np.bool_:
+            out[k] = ("bits", a.shape, np.packbits(a.ravel()))
+        else:
+            idx = np.flatnonzero(a)
+            out[k] = ("sparse", a.shape, a.dtype.str, idx, a.ravel()[idx])
+    return out
+
+
+def unpack(packed: dict) -> dict:
+    out = {}
+    for k, v in packed.items():
+        if v[0] == "bits":
+            shape = v[1]
+            out[k] = np.unpackbits(v[2], count=int(np.prod(shape))).astype(np.bool_).reshape(shape)
+        else:
+            _, shape, dtype, idx, val = v
+            a = np.zeros(int(np.prod(shape)), dtype=np.dtype(dtype))
+            a[idx] = val
+            out[k] = a.reshape(shape)
+    return out
 
 
 class UsageError(Exception):
@@ -176,7 +205,7 @@ def _run(a: argparse.Namespace) -> dict:
         net.load_state_dict(ck["net"])
         if a.resume:
             opt.load_state_dict(ck["opt"])
-            start, buffer, log = ck["round"] + 1, ck["buffer"], ck["log"]
+            start, buffer, log = ck["round"] + 1, [unpack(b) for b in ck["buffer"]], ck["log"]
     t0 = time.monotonic()
     trained = start > 0 or a.init is not None
     for rnd in range(start, a.rounds):
@@ -233,7 +262,8 @@ def _run(a: argparse.Namespace) -> dict:
             with open(tmp, "wb") as f:
                 f.write(weights)
             os.replace(tmp, os.path.join(a.out, name))
-        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "round": rnd, "buffer": buffer, "log": log}, ckpt_path + ".tmp")
+        state = {"net": net.state_dict(), "opt": opt.state_dict(), "round": rnd, "log": log}
+        torch.save({**state, "buffer": [pack(b) for b in buffer]}, ckpt_path + ".tmp")
         os.replace(ckpt_path + ".tmp", ckpt_path)
         print(json.dumps(entry), flush=True)
     return {"log": log, "weights": os.path.join(a.out, "latest.bgnn")}
