@@ -296,3 +296,28 @@ def simulate_json(
     fixed_seats: bool = False,
 ) -> str: ...
 def merge_results(results: Sequence[str]) -> str: ...
+
+# --- issue 31: the kit's network inference and Rust self-play (korovan_caravan.learn) ---
+
+def nn_info(weights: bytes) -> dict[str, object]: ...
+def nn_forward(weights: bytes, inputs: np.ndarray) -> np.ndarray: ...
+def self_play(
+    game: _AnyGame,
+    games: int,
+    seed: int,
+    weights: Optional[bytes] = None,
+    teacher: str = "heuristic",
+    iterations: int = 64,
+    threads: int = 1,
+    sharp: bool = False,
+) -> dict[str, np.ndarray]: ...
+def nn_match(
+    game: _AnyGame,
+    weights: bytes,
+    opponent: str,
+    games: int,
+    seed: int,
+    threads: int = 1,
+    iterations: Optional[int] = None,
+    millis: Optional[int] = None,
+) -> tuple[np.ndarray, int]: ...

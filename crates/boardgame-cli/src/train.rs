@@ -238,7 +238,7 @@ fn run_game<G: CliGame + boardgame_kit::nn::NetGame>(args: &TrainArgs) -> Result
         let json = serde_json::json!({
             "game": G::NAME,
             "options": options,
-            "parameters": report.network.mlp().num_parameters(),
+            "parameters": report.network.num_parameters(),
             "curve": report.curve,
         });
         write(path, serde_json::to_string_pretty(&json).unwrap_or_default().as_bytes())?;
@@ -251,7 +251,7 @@ fn run_game<G: CliGame + boardgame_kit::nn::NetGame>(args: &TrainArgs) -> Result
     println!(
         "wrote {} ({} parameters, {} bytes)",
         args.out.display(),
-        report.network.mlp().num_parameters(),
+        report.network.num_parameters(),
         report.network.to_bytes().len()
     );
     Ok(())

@@ -677,7 +677,7 @@ fn train_quick_writes_weights_curve_and_chart_and_learned_agents_play() {
     assert!(out.contains("wrote") && out.contains("parameters"), "{out}");
     let net = boardgame_kit::nn::Network::from_bytes(&std::fs::read(&weights).unwrap()).unwrap();
     assert_eq!(net.game(), "korovan");
-    assert_eq!(net.mlp().sizes()[1], 16, "the quick network is tiny");
+    assert_eq!(net.mlp().unwrap().sizes()[1], 16, "the quick network is tiny");
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&curve).unwrap()).unwrap();
     let points = json["curve"].as_array().unwrap();
     assert_eq!(points.len(), 5, "start, distil, one DAgger round and two self-play rounds: {json}");

@@ -182,11 +182,11 @@ pub fn golden_outputs<G: NetGame>(net: &Network, mut state: G, seed: u64) -> Res
     if !state.write_input(seat, &mut from_state) {
         return Err(format!("the network input of seat {seat} cannot be written"));
     }
-    let mut scratch = crate::nn::MlpScratch::for_mlp(net.mlp());
-    let mut out = vec![0.0f32; net.mlp().outputs()];
+    let mut scratch = net.scratch();
+    let mut out = vec![0.0f32; net.outputs()];
     let mut got = Vec::with_capacity(14);
     for input in [&synthetic, &from_state] {
-        net.mlp().forward(input, &mut scratch, &mut out).map_err(|e| e.to_string())?;
+        net.forward(input, &mut scratch, &mut out).map_err(|e| e.to_string())?;
         got.extend_from_slice(&out[..4]);
         got.extend_from_slice(&out[net.policy_len()..net.policy_len() + 3]);
     }

@@ -4,7 +4,7 @@
 //! (PPO), an entropy bonus and cross-entropy of the value head to the
 //! game's shares.
 
-use boardgame_kit::nn::Network;
+use boardgame_kit::nn::{Mlp, Network};
 
 use crate::data::SampleRef;
 
@@ -50,10 +50,8 @@ struct Params {
 }
 
 impl Params {
-    fn zeros_like(net: &Network) -> Self {
-        Params {
-            layers: net.mlp().layers().iter().map(|l| (vec![0.0; l.weights.len()], vec![0.0; l.bias.len()])).collect(),
-        }
+    fn zeros_like(mlp: &Mlp) -> Self {
+        Params { layers: mlp.layers().iter().map(|l| (vec![0.0; l.weights.len()], vec![0.0; l.bias.len()])).collect() }
     }
     fn clear(&mut self) {
         for (w, b) in &mut self.layers {
@@ -76,7 +74,10 @@ impl Params {
 /// threaded and deterministic: the same samples in the same order give the
 /// same weights, bit for bit.
 pub struct Trainer {
+    /// The network's name, lengths and text (its weights are `mlp`'s).
     net: Network,
+    /// The weights being trained.
+    mlp: Mlp,
     settings: TrainSettings,
     grad: Params,
     m: Params,
@@ -92,11 +93,17 @@ pub struct Trainer {
 
 impl Trainer {
     /// A trainer of `net`.
-    pub fn new(net: Network, settings: TrainSettings) -> Self {
-        let grad = Params::zeros_like(&net);
-        let acts = net.mlp().layers().iter().map(|l| vec![0.0; l.outputs]).collect();
-        let widest = net.mlp().sizes().into_iter().max().unwrap_or(0);
-        Trainer {
+    ///
+    /// # Errors
+    /// When `net` is not an MLP (this trainer has no backward pass for
+    /// convolutions).
+    pub fn new(net: Network, settings: TrainSettings) -> Result<Self, String> {
+        let mlp = net.mlp().cloned().ok_or("this trainer trains MLP networks only")?;
+        let grad = Params::zeros_like(&mlp);
+        let acts = mlp.layers().iter().map(|l| vec![0.0; l.outputs]).collect();
+        let widest = mlp.sizes().into_iter().max().unwrap_or(0);
+        Ok(Trainer {
+            mlp,
             m: grad.clone(),
             v: grad.clone(),
             grad,
@@ -107,17 +114,21 @@ impl Trainer {
             delta: vec![0.0; widest],
             delta_in: vec![0.0; widest],
             probs: Vec::new(),
-        }
+        })
     }
 
     /// The network as trained so far.
-    pub fn network(&self) -> &Network {
-        &self.net
+    pub fn network(&self) -> Network {
+        let mut net = self.net.clone();
+        if let Some(m) = net.mlp_mut() {
+            *m = self.mlp.clone();
+        }
+        net
     }
 
     /// The network, ending the training.
     pub fn into_network(self) -> Network {
-        self.net
+        self.network()
     }
 
     /// The settings (the learning rate may be changed between steps).
@@ -127,7 +138,7 @@ impl Trainer {
 
     /// The forward pass of one sample, keeping every layer's outputs.
     fn forward(&mut self, s: &SampleRef<'_>) {
-        let layers = self.net.mlp().layers();
+        let layers = self.mlp.layers();
         let last = layers.len() - 1;
         for (k, layer) in layers.iter().enumerate() {
             let (before, rest) = self.acts.split_at_mut(k);
@@ -240,7 +251,7 @@ impl Trainer {
     /// Backpropagates `self.delta` (the gradient at the outputs) into
     /// `self.grad`.
     fn backward(&mut self, s: &SampleRef<'_>) {
-        let layers = self.net.mlp().layers();
+        let layers = self.mlp.layers();
         for k in (0..layers.len()).rev() {
             let layer = &layers[k];
             let outs = layer.outputs;
@@ -294,7 +305,7 @@ impl Trainer {
         let c1 = 1.0 - b1.powi(self.t);
         let c2 = 1.0 - b2.powi(self.t);
         let lr = self.settings.learning_rate;
-        for (k, layer) in self.net.mlp_mut().layers_mut().iter_mut().enumerate() {
+        for (k, layer) in self.mlp.layers_mut().iter_mut().enumerate() {
             let (gw, gb) = &self.grad.layers[k];
             let (mw, mb) = &mut self.m.layers[k];
             let (vw, vb) = &mut self.v.layers[k];

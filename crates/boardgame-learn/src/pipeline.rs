@@ -257,12 +257,12 @@ pub fn train_from<G: NetGame + Bots>(
         build_agent::<G>(name, &probe)?;
     }
     let start = Instant::now();
-    let mut trainer = Trainer::new(net, TrainSettings::default());
+    let mut trainer = Trainer::new(net, TrainSettings::default())?;
     let mut rng = GameRng::new(options.seed ^ 0x5eed);
     let mut curve = Vec::new();
     let (mut samples, mut games) = (0u64, 0u64);
     let mut point = |phase: &str, trainer: &Trainer, samples, games, pl, vl, curve: &mut Vec<CurvePoint>| {
-        let net = Arc::new(trainer.network().clone());
+        let net = Arc::new(trainer.network());
         let versus = evaluate::<G>(config, &net, &options.eval_against, options.eval_games, options.threads)?;
         let p = CurvePoint {
             phase: phase.to_string(),
@@ -284,7 +284,7 @@ pub fn train_from<G: NetGame + Bots>(
     // The distillation's samples, kept for the imitation phase.
     let mut data = Dataset::new();
     if let Some(d) = &options.distil {
-        let net = Arc::new(trainer.network().clone());
+        let net = Arc::new(trainer.network());
         for g in 0..d.games {
             let mut seats: Vec<Seat<G>> = (0..players)
                 .map(|_| Seat::Agent { agent: build_agent::<G>(&d.teacher, &net).expect("checked"), record: true })
@@ -311,7 +311,7 @@ pub fn train_from<G: NetGame + Bots>(
         let mut seed = options.seed.wrapping_add(2 << 32);
         let mut order = Vec::new();
         for round in 0..d.rounds {
-            let net = Arc::new(trainer.network().clone());
+            let net = Arc::new(trainer.network());
             for g in 0..d.games {
                 let learner_seat = (g as usize) % players;
                 let mut seats: Vec<Seat<G>> = Vec::with_capacity(players);
@@ -355,7 +355,7 @@ pub fn train_from<G: NetGame + Bots>(
         let mut order = Vec::new();
         let mut seed = options.seed.wrapping_add(1 << 32);
         for it in 0..r.iterations {
-            let net = Arc::new(trainer.network().clone());
+            let net = Arc::new(trainer.network());
             data.clear();
             for _ in 0..r.games {
                 let learner_seat = rng.index(players);
@@ -452,8 +452,8 @@ fn epoch(trainer: &mut Trainer, data: &Dataset, order: &mut [usize], batch: usiz
 /// prediction from the value head of `net` at the sample's observation.
 fn advantages(data: &Dataset, net: &Network) -> Vec<f32> {
     let mut obs = vec![0.0f32; net.obs_len()];
-    let mut out = vec![0.0f32; net.mlp().outputs()];
-    let mut scratch = boardgame_kit::nn::MlpScratch::for_mlp(net.mlp());
+    let mut out = vec![0.0f32; net.outputs()];
+    let mut scratch = net.scratch();
     let p = net.policy_len();
     (0..data.len())
         .map(|i| {
@@ -463,7 +463,7 @@ fn advantages(data: &Dataset, net: &Network) -> Vec<f32> {
                 obs[j as usize] = x;
             }
             let n = s.value.len().min(net.value_len());
-            if net.mlp().forward(&obs, &mut scratch, &mut out).is_err() || n == 0 {
+            if net.forward(&obs, &mut scratch, &mut out).is_err() || n == 0 {
                 return 0.0;
             }
             let z = &out[p..p + n];

@@ -30,24 +30,24 @@ fn gradients_match_finite_differences() {
     let data = toy_data();
     let net = Network::new_random("toy", 6, &[5, 4], 5, 2, 3).unwrap();
     let settings = TrainSettings { entropy_weight: 0.05, clip: 10.0, ..TrainSettings::default() };
-    let mut trainer = Trainer::new(net.clone(), settings.clone());
+    let mut trainer = Trainer::new(net.clone(), settings.clone()).unwrap();
     let grad = trainer.gradient((0..data.len()).map(|i| data.get(i)));
     let mut k = 0;
     let mut checked = 0;
-    for layer in 0..net.mlp().layers().len() {
-        let n = net.mlp().layers()[layer].weights.len() + net.mlp().layers()[layer].bias.len();
+    for layer in 0..net.mlp().unwrap().layers().len() {
+        let n = net.mlp().unwrap().layers()[layer].weights.len() + net.mlp().unwrap().layers()[layer].bias.len();
         for j in 0..n {
             let h = 1e-3f32;
             let loss_at = |delta: f32| {
                 let mut m = net.clone();
-                let l = &mut m.mlp_mut().layers_mut()[layer];
+                let l = &mut m.mlp_mut().unwrap().layers_mut()[layer];
                 let w = l.weights.len();
                 if j < w {
                     l.weights[j] += delta;
                 } else {
                     l.bias[j - w] += delta;
                 }
-                Trainer::new(m, settings.clone()).loss((0..data.len()).map(|i| data.get(i)))
+                Trainer::new(m, settings.clone()).unwrap().loss((0..data.len()).map(|i| data.get(i)))
             };
             let numeric = (loss_at(h) - loss_at(-h)) / (2.0 * f64::from(h));
             let analytic = f64::from(grad[k]);
@@ -72,7 +72,7 @@ fn the_clipped_surrogate_stops_the_gradient() {
     let mut d = Dataset::new();
     d.push(&[1.0, 0.5], &[0, 1], None, (0, 1e-3, 1.0), &[]);
     let net = Network::new_random("toy", 2, &[3], 2, 0, 1).unwrap();
-    let mut t = Trainer::new(net, TrainSettings { clip: 0.2, ..TrainSettings::default() });
+    let mut t = Trainer::new(net, TrainSettings { clip: 0.2, ..TrainSettings::default() }).unwrap();
     assert!(t.gradient(std::iter::once(d.get(0))).iter().all(|&g| g == 0.0));
 }
 
@@ -81,7 +81,7 @@ fn the_clipped_surrogate_stops_the_gradient() {
 fn steps_lower_the_loss() {
     let data = toy_data();
     let net = Network::new_random("toy", 6, &[8], 5, 2, 9).unwrap();
-    let mut t = Trainer::new(net, TrainSettings { learning_rate: 1e-2, ..TrainSettings::default() });
+    let mut t = Trainer::new(net, TrainSettings { learning_rate: 1e-2, ..TrainSettings::default() }).unwrap();
     let first = t.loss((0..2).map(|i| data.get(i)));
     for _ in 0..200 {
         t.step((0..2).map(|i| data.get(i)));

@@ -23,6 +23,7 @@ mod compact;
 pub mod core;
 pub mod evaluate;
 pub mod learner;
+pub mod nn;
 pub mod vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
@@ -864,6 +865,7 @@ fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     agents::register(m)?;
     evaluate::register(m)?;
     learner::register(m)?;
+    nn::register(m)?;
     m.add("InvalidActionError", m.py().get_type::<InvalidActionError>())?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;
     m.add_function(wrap_pyfunction!(from_record, m)?)?;

@@ -1,5 +1,8 @@
-//! Learned agents: a small policy-and-value network ([`Network`], an
-//! [`Mlp`]) read from a versioned weights file, played in plain Rust.
+//! Learned agents: a small policy-and-value network ([`Network`]: an
+//! [`Mlp`], or a [`Graph`] of typed layers — 3×3 convolutions over board
+//! planes, residual blocks, pooling, dense heads) read from a versioned
+//! weights file (format version 2, [below](#the-weights-file-format-version-2)),
+//! played in plain Rust.
 //!
 //! * [`NetGame`] — what an engine tells the network: the width of its policy
 //!   head and where each legal action sits in it (Korovan: the action id;
@@ -25,14 +28,57 @@
 //!
 //! An engine that ships weights checks them and its learned agents in one
 //! call from its tests: [`check_learned`](crate::check_learned).
+//!
+//! # The weights file, format version 2
+//!
+//! All integers little-endian.
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 4 | magic `BGNN` |
+//! | 2 | format version (2) |
+//! | 1 + n | the game's name ([`Game::NAME`]): its length, then UTF-8 |
+//! | 4 · 3 | input length, policy length, value length (the graph's outputs are policy + value) |
+//! | 4 + m | a free text (how the network was trained): its length (at most [`MAX_TEXT`]), then UTF-8 |
+//! | 2 | number of operations `N` (1 to [`MAX_OPS`]) |
+//! | per operation | its kind (1 byte, the numbers of [`Op`]), then its `u32` fields (below) |
+//! | 4 · params | per `Conv` and `Dense`, in order, its weights then its biases, `f32` |
+//! | 8 | FNV-1a 64 of every byte before it |
+//!
+//! The fields of each kind: 1 `Input` and 2 `ConcatInput`: start, length;
+//! 3 `ToHwc` and 4 `ToChw`: channels, height, width; 5 `Conv`: kernel (1
+//! or 3), input channels, output channels, height, width (weights
+//! `[ky][kx][input][output]`); 6 `Dense`: inputs, outputs (weights
+//! input-major); 7 `Relu`: none; 8 `Store`, 9 `Load`, 10 `Add`, 11 `Concat`:
+//! the slot (0 to 3); 12 `GlobalAvgPool`: channels, positions; 13 `Output`:
+//! the offset. An MLP is the graph `Input(0, inputs)`, `Dense`, `Relu`, …,
+//! `Dense`, `Output(0)`, and is read back as an [`Mlp`].
+//!
+//! A file that is cut short, has bytes after its checksum, a wrong magic,
+//! version or checksum, a graph whose shapes do not chain ([`Graph::new`]),
+//! a non-finite parameter or more than [`MAX_PARAMETERS`] parameters is
+//! refused with a [`WeightsError`] that says which; nothing in it can make
+//! the reader panic or allocate more than the file's own size (and the
+//! scratch of a forward pass more than [`MAX_ACTIVATION`] entries a
+//! buffer).
+//!
+//! Version 1 (an MLP only, the widths in the header, the text after them)
+//! is refused by [`Network::from_bytes`] with [`WeightsError::Version`];
+//! [`upgrade_v1`] reads one so that it can be written again as version 2.
 
+mod graph;
 mod mlp;
+mod tower;
 mod weights;
 
 use std::sync::Arc;
 
+pub use graph::{Conv, Graph, GraphScratch, MAX_ACTIVATION, MAX_OPS, MAX_SLOTS, Op};
 pub use mlp::{Layer, Mlp, MlpError, MlpScratch};
-pub use weights::{MAGIC, MAX_LAYERS, MAX_PARAMETERS, MAX_TEXT, Network, WEIGHTS_FORMAT_VERSION, WeightsError};
+pub use tower::Tower;
+pub use weights::{
+    MAGIC, MAX_LAYERS, MAX_PARAMETERS, MAX_TEXT, NetScratch, Network, WEIGHTS_FORMAT_VERSION, WeightsError, upgrade_v1,
+};
 
 use crate::{ActionBuffer, Agent, Budget, Game, GameRng, IsMctsAgent, LeafValue, Turn};
 
@@ -105,7 +151,7 @@ pub fn read_network<G: NetGame>(bytes: &[u8], config: &G::Config) -> Result<Arc<
 struct Eval {
     obs: Vec<f32>,
     out: Vec<f32>,
-    scratch: MlpScratch,
+    scratch: NetScratch,
     indices: Vec<u32>,
 }
 
@@ -113,8 +159,8 @@ impl Eval {
     fn new(net: &Network) -> Self {
         Eval {
             obs: vec![0.0; net.obs_len()],
-            out: vec![0.0; net.mlp().outputs()],
-            scratch: MlpScratch::for_mlp(net.mlp()),
+            out: vec![0.0; net.outputs()],
+            scratch: net.scratch(),
             indices: Vec::new(),
         }
     }
@@ -122,7 +168,7 @@ impl Eval {
     /// The network's outputs for `seat`'s observation of `state`; `false`
     /// when the observation does not fit (another configuration's tensor).
     fn run<G: NetGame>(&mut self, net: &Network, state: &G, seat: usize) -> bool {
-        state.write_input(seat, &mut self.obs) && net.mlp().forward(&self.obs, &mut self.scratch, &mut self.out).is_ok()
+        state.write_input(seat, &mut self.obs) && net.forward(&self.obs, &mut self.scratch, &mut self.out).is_ok()
     }
 }
 

@@ -1,34 +1,15 @@
-//! [`Network`]: a policy-and-value [`Mlp`] for one game, and its versioned
-//! weights file.
+//! [`Network`]: a policy-and-value network for one game — an [`Mlp`] or a
+//! [`Graph`] of typed layers — and its versioned weights file.
 //!
-//! # The weights file, format version 1
-//!
-//! All integers little-endian.
-//!
-//! | bytes | field |
-//! |---|---|
-//! | 4 | magic `BGNN` |
-//! | 2 | format version (1) |
-//! | 1 + n | the game's name ([`Game::NAME`](crate::Game::NAME)): its length, then UTF-8 |
-//! | 4 · 3 | observation length, policy length, value length |
-//! | 1 | number of layers `L` (1 to [`MAX_LAYERS`]) |
-//! | 4 · (L + 1) | the widths, input first; the input is the observation length, the last width policy + value |
-//! | 4 + m | a free text (how the network was trained): its length (at most [`MAX_TEXT`]), then UTF-8 |
-//! | 4 · params | per layer its weights (input-major) then its biases, `f32` |
-//! | 8 | FNV-1a 64 of every byte before it |
-//!
-//! A file that is cut short, has bytes after its checksum, a wrong magic,
-//! version or checksum, widths that do not chain, a non-finite parameter or
-//! more than [`MAX_PARAMETERS`] parameters is refused with a
-//! [`WeightsError`] that says which; nothing in it can make the reader panic
-//! or allocate more than the file's own size.
+//! The format is described in the module docs of [`crate::nn`].
 
-use super::mlp::{Layer, Mlp};
+use super::graph::{Conv, Graph, GraphScratch, MAX_ACTIVATION, MAX_OPS, Op};
+use super::mlp::{Layer, Mlp, MlpError, MlpScratch};
 
 /// The magic bytes a weights file starts with.
 pub const MAGIC: [u8; 4] = *b"BGNN";
 /// The weights-file format version this crate reads and writes.
-pub const WEIGHTS_FORMAT_VERSION: u16 = 1;
+pub const WEIGHTS_FORMAT_VERSION: u16 = 2;
 /// The most layers a file may declare.
 pub const MAX_LAYERS: usize = 16;
 /// The most parameters a file may hold (16 M, 64 MB of `f32`).
@@ -43,7 +24,10 @@ pub enum WeightsError {
     #[error("not a weights file (it does not start with \"BGNN\")")]
     Magic,
     /// A format version this crate does not read.
-    #[error("weights format version {found} is not supported (this crate reads version {WEIGHTS_FORMAT_VERSION})")]
+    #[error(
+        "weights format version {found} is not supported (this crate reads version {WEIGHTS_FORMAT_VERSION}; \
+         `boardgame_kit::nn::upgrade_v1` converts a version-1 file)"
+    )]
     Version {
         /// The file's version.
         found: u16,
@@ -93,8 +77,8 @@ pub enum WeightsError {
     },
 }
 
-/// A policy-and-value network for one game: an [`Mlp`] from the
-/// observation tensor to `policy_len` policy logits followed by
+/// A policy-and-value network for one game: an [`Mlp`] or a [`Graph`]
+/// from the network's input to `policy_len` policy logits followed by
 /// `value_len` value logits, with the game's name and a free text saying
 /// how it was trained.
 ///
@@ -116,7 +100,22 @@ pub struct Network {
     policy_len: usize,
     value_len: usize,
     text: String,
-    mlp: Mlp,
+    body: Body,
+}
+
+/// What computes a [`Network`]'s outputs.
+#[derive(Clone, Debug, PartialEq)]
+enum Body {
+    Mlp(Mlp),
+    Graph(Graph),
+}
+
+/// The buffers of [`Network::forward`], made once ([`Network::scratch`])
+/// and reused for every call.
+#[derive(Clone, Debug, Default)]
+pub struct NetScratch {
+    mlp: MlpScratch,
+    graph: GraphScratch,
 }
 
 impl Network {
@@ -133,23 +132,62 @@ impl Network {
         text: &str,
         mlp: Mlp,
     ) -> Result<Self, WeightsError> {
+        if mlp.layers().len() > MAX_LAYERS {
+            return Err(WeightsError::Shape(format!("{} layers (at most {MAX_LAYERS})", mlp.layers().len())));
+        }
+        let (inputs, outputs, params) = (mlp.inputs(), mlp.outputs(), mlp.num_parameters());
+        Self::checked(game, obs_len, policy_len, value_len, text, inputs, outputs, params, Body::Mlp(mlp))
+    }
+
+    /// A network over `graph` (its inputs are the network's input, its
+    /// outputs `policy_len + value_len`), checked.
+    ///
+    /// # Errors
+    /// [`WeightsError::Shape`] when the sizes disagree or a length is 0.
+    pub fn from_graph(
+        game: &str,
+        policy_len: usize,
+        value_len: usize,
+        text: &str,
+        graph: Graph,
+    ) -> Result<Self, WeightsError> {
+        let (inputs, outputs, params) = (graph.inputs(), graph.outputs(), graph.num_parameters());
+        let body = match graph.to_mlp() {
+            Some(mlp) if mlp.layers().len() <= MAX_LAYERS => Body::Mlp(mlp),
+            _ => Body::Graph(graph),
+        };
+        Self::checked(game, inputs, policy_len, value_len, text, inputs, outputs, params, body)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn checked(
+        game: &str,
+        obs_len: usize,
+        policy_len: usize,
+        value_len: usize,
+        text: &str,
+        inputs: usize,
+        outputs: usize,
+        params: usize,
+        body: Body,
+    ) -> Result<Self, WeightsError> {
         let shape = |m: String| Err(WeightsError::Shape(m));
         if obs_len == 0 || policy_len == 0 {
             return shape("the observation and the policy need at least one entry".into());
         }
-        if mlp.inputs() != obs_len {
-            return shape(format!("{} inputs for an observation of {obs_len}", mlp.inputs()));
+        if inputs != obs_len {
+            return shape(format!("{inputs} inputs for an observation of {obs_len}"));
         }
-        if mlp.outputs() != policy_len + value_len {
-            return shape(format!("{} outputs for {policy_len} policy and {value_len} value entries", mlp.outputs()));
+        if Some(outputs) != policy_len.checked_add(value_len) {
+            return shape(format!("{outputs} outputs for {policy_len} policy and {value_len} value entries"));
         }
-        if mlp.layers().len() > MAX_LAYERS || mlp.num_parameters() > MAX_PARAMETERS {
-            return shape(format!("{} layers and {} parameters", mlp.layers().len(), mlp.num_parameters()));
+        if params > MAX_PARAMETERS {
+            return shape(format!("{params} parameters (at most {MAX_PARAMETERS})"));
         }
         if game.len() > 255 || text.len() > MAX_TEXT {
             return shape("the game's name or the text is too long".into());
         }
-        Ok(Network { game: game.to_string(), obs_len, policy_len, value_len, text: text.to_string(), mlp })
+        Ok(Network { game: game.to_string(), obs_len, policy_len, value_len, text: text.to_string(), body })
     }
 
     /// A network with `hidden` layer widths and small deterministic
@@ -207,6 +245,10 @@ impl Network {
     pub fn value_len(&self) -> usize {
         self.value_len
     }
+    /// The number of outputs, `policy_len + value_len`.
+    pub fn outputs(&self) -> usize {
+        self.policy_len + self.value_len
+    }
     /// How the network was trained.
     pub fn text(&self) -> &str {
         &self.text
@@ -215,13 +257,54 @@ impl Network {
     pub fn set_text(&mut self, text: &str) {
         self.text = text.chars().take(MAX_TEXT / 4).collect();
     }
-    /// The network.
-    pub fn mlp(&self) -> &Mlp {
-        &self.mlp
+    /// The network when it is an MLP (a graph of dense layers is one).
+    pub fn mlp(&self) -> Option<&Mlp> {
+        match &self.body {
+            Body::Mlp(m) => Some(m),
+            Body::Graph(_) => None,
+        }
     }
-    /// The network, for a trainer (shapes must stay as they are).
-    pub fn mlp_mut(&mut self) -> &mut Mlp {
-        &mut self.mlp
+    /// The MLP, for a trainer (shapes must stay as they are).
+    pub fn mlp_mut(&mut self) -> Option<&mut Mlp> {
+        match &mut self.body {
+            Body::Mlp(m) => Some(m),
+            Body::Graph(_) => None,
+        }
+    }
+    /// The network as a [`Graph`] (an MLP's is made on the call).
+    pub fn graph(&self) -> std::borrow::Cow<'_, Graph> {
+        match &self.body {
+            Body::Mlp(m) => std::borrow::Cow::Owned(Graph::from_mlp(m)),
+            Body::Graph(g) => std::borrow::Cow::Borrowed(g),
+        }
+    }
+    /// The number of parameters (weights and biases).
+    pub fn num_parameters(&self) -> usize {
+        match &self.body {
+            Body::Mlp(m) => m.num_parameters(),
+            Body::Graph(g) => g.num_parameters(),
+        }
+    }
+
+    /// Buffers for [`Network::forward`].
+    pub fn scratch(&self) -> NetScratch {
+        match &self.body {
+            Body::Mlp(m) => NetScratch { mlp: MlpScratch::for_mlp(m), graph: GraphScratch::default() },
+            Body::Graph(g) => NetScratch { mlp: MlpScratch::default(), graph: GraphScratch::for_graph(g) },
+        }
+    }
+
+    /// Writes the network's [`outputs`](Network::outputs) for `input`
+    /// (length [`obs_len`](Network::obs_len)) into `out`, through the
+    /// buffers of `scratch` ([`Network::scratch`]): nothing is allocated.
+    ///
+    /// # Errors
+    /// [`MlpError::Buffer`] when `input`, `out` or `scratch` do not fit.
+    pub fn forward(&self, input: &[f32], scratch: &mut NetScratch, out: &mut [f32]) -> Result<(), MlpError> {
+        match &self.body {
+            Body::Mlp(m) => m.forward(input, &mut scratch.mlp, out),
+            Body::Graph(g) => g.forward(input, &mut scratch.graph, out),
+        }
     }
 
     /// Checks that the network is for `game` with these lengths.
@@ -251,7 +334,8 @@ impl Network {
 
     /// The weights file (format version [`WEIGHTS_FORMAT_VERSION`]).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(64 + self.text.len() + 4 * self.mlp.num_parameters());
+        let graph = self.graph();
+        let mut b = Vec::with_capacity(64 + self.text.len() + 24 * graph.ops().len() + 4 * graph.num_parameters());
         b.extend_from_slice(&MAGIC);
         b.extend_from_slice(&WEIGHTS_FORMAT_VERSION.to_le_bytes());
         b.push(self.game.len() as u8);
@@ -259,14 +343,37 @@ impl Network {
         for n in [self.obs_len, self.policy_len, self.value_len] {
             b.extend_from_slice(&(n as u32).to_le_bytes());
         }
-        b.push(self.mlp.layers().len() as u8);
-        for w in self.mlp.sizes() {
-            b.extend_from_slice(&(w as u32).to_le_bytes());
-        }
         b.extend_from_slice(&(self.text.len() as u32).to_le_bytes());
         b.extend_from_slice(self.text.as_bytes());
-        for l in self.mlp.layers() {
-            for x in l.weights.iter().chain(&l.bias) {
+        b.extend_from_slice(&(graph.ops().len() as u16).to_le_bytes());
+        for op in graph.ops() {
+            let (kind, fields): (u8, Vec<usize>) = match op {
+                Op::Input { start, len } => (1, vec![*start, *len]),
+                Op::ConcatInput { start, len } => (2, vec![*start, *len]),
+                Op::ToHwc { channels, height, width } => (3, vec![*channels, *height, *width]),
+                Op::ToChw { channels, height, width } => (4, vec![*channels, *height, *width]),
+                Op::Conv(c) => (5, vec![c.kernel, c.inputs, c.outputs, c.height, c.width]),
+                Op::Dense(l) => (6, vec![l.inputs, l.outputs]),
+                Op::Relu => (7, vec![]),
+                Op::Store(s) => (8, vec![*s]),
+                Op::Load(s) => (9, vec![*s]),
+                Op::Add(s) => (10, vec![*s]),
+                Op::Concat(s) => (11, vec![*s]),
+                Op::GlobalAvgPool { channels, positions } => (12, vec![*channels, *positions]),
+                Op::Output { offset } => (13, vec![*offset]),
+            };
+            b.push(kind);
+            for f in fields {
+                b.extend_from_slice(&(f as u32).to_le_bytes());
+            }
+        }
+        for op in graph.ops() {
+            let (w, bias): (&[f32], &[f32]) = match op {
+                Op::Conv(c) => (&c.weights, &c.bias),
+                Op::Dense(l) => (&l.weights, &l.bias),
+                _ => continue,
+            };
+            for x in w.iter().chain(bias) {
                 b.extend_from_slice(&x.to_le_bytes());
             }
         }
@@ -275,10 +382,11 @@ impl Network {
         b
     }
 
-    /// Reads a weights file.
+    /// Reads a weights file (format version [`WEIGHTS_FORMAT_VERSION`]).
     ///
     /// # Errors
-    /// A [`WeightsError`] naming what is wrong with the bytes.
+    /// A [`WeightsError`] naming what is wrong with the bytes; a version-1
+    /// file is [`WeightsError::Version`] (see [`upgrade_v1`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WeightsError> {
         let mut r = Reader { bytes, at: 0 };
         if r.take(4, "the magic")? != MAGIC {
@@ -294,46 +402,88 @@ impl Network {
         let obs_len = r.u32("the observation length")? as usize;
         let policy_len = r.u32("the policy length")? as usize;
         let value_len = r.u32("the value length")? as usize;
-        let n_layers = usize::from(r.take(1, "the number of layers")?[0]);
-        if n_layers == 0 || n_layers > MAX_LAYERS {
-            return Err(WeightsError::Shape(format!("{n_layers} layers (1 to {MAX_LAYERS})")));
-        }
-        let mut widths = [0usize; MAX_LAYERS + 1];
-        for w in widths.iter_mut().take(n_layers + 1) {
-            *w = r.u32("the widths")? as usize;
-        }
-        let widths = &widths[..=n_layers];
-        let mut params = 0usize;
-        for w in widths.windows(2) {
-            if w[0] == 0 || w[1] == 0 || w[0] > MAX_PARAMETERS || w[1] > MAX_PARAMETERS {
-                return Err(WeightsError::Shape(format!("widths {widths:?}")));
-            }
-            params = params.saturating_add(w[0] * w[1] + w[1]);
-        }
-        if params > MAX_PARAMETERS {
-            return Err(WeightsError::Shape(format!("{params} parameters (at most {MAX_PARAMETERS})")));
-        }
         let text_len = r.u32("the text's length")? as usize;
         if text_len > MAX_TEXT {
             return Err(WeightsError::Shape(format!("a text of {text_len} bytes (at most {MAX_TEXT})")));
         }
         let text = std::str::from_utf8(r.take(text_len, "the text")?).map_err(|_| WeightsError::Utf8("text"))?;
-        // Every parameter's bytes must be there before anything is allocated.
+        let n_ops = usize::from(r.u16("the number of operations")?);
+        if n_ops == 0 || n_ops > MAX_OPS {
+            return Err(WeightsError::Shape(format!("{n_ops} operations (1 to {MAX_OPS})")));
+        }
+        // The headers first, into a fixed array: nothing is allocated from
+        // the file's claims until every parameter's bytes are known to be there.
+        let mut heads = [(0u8, [0usize; 5]); MAX_OPS];
+        let mut params = 0usize;
+        for head in heads.iter_mut().take(n_ops) {
+            let kind = r.take(1, "an operation's kind")?[0];
+            let n_fields = match kind {
+                1 | 2 | 6 | 12 => 2,
+                3 | 4 => 3,
+                5 => 5,
+                7 => 0,
+                8..=11 | 13 => 1,
+                _ => return Err(WeightsError::Shape(format!("unknown operation kind {kind}"))),
+            };
+            head.0 = kind;
+            for f in head.1.iter_mut().take(n_fields) {
+                *f = r.u32("an operation's fields")? as usize;
+                if *f > MAX_ACTIVATION {
+                    return Err(WeightsError::Shape(format!("a field of {f} in operation kind {kind}")));
+                }
+            }
+            let f = head.1;
+            let count = match kind {
+                5 => f[0].saturating_mul(f[0]).saturating_mul(f[1]).saturating_mul(f[2]).saturating_add(f[2]),
+                6 => f[0].saturating_mul(f[1]).saturating_add(f[1]),
+                _ => 0,
+            };
+            params = params.saturating_add(count);
+        }
+        if params > MAX_PARAMETERS {
+            return Err(WeightsError::Shape(format!("{params} parameters (at most {MAX_PARAMETERS})")));
+        }
         let left = bytes.len() - r.at;
         if left < 4 * params + 8 {
             return Err(WeightsError::Truncated { field: "the parameters", needed: 4 * params + 8, left });
         }
-        let mut layers = Vec::with_capacity(n_layers);
-        for (k, w) in widths.windows(2).enumerate() {
-            let mut l = Layer::zeros(w[0], w[1]);
-            for (index, x) in l.weights.iter_mut().chain(l.bias.iter_mut()).enumerate() {
-                let v = f32::from_le_bytes(r.array("the parameters")?);
-                if !v.is_finite() {
-                    return Err(WeightsError::NonFinite { layer: k, index });
+        let mut ops = Vec::with_capacity(n_ops);
+        let mut layer = 0usize;
+        for &(kind, f) in &heads[..n_ops] {
+            let mut read = |w: &mut [f32], b: &mut [f32]| -> Result<(), WeightsError> {
+                for (index, x) in w.iter_mut().chain(b.iter_mut()).enumerate() {
+                    let v = f32::from_le_bytes(r.array("the parameters")?);
+                    if !v.is_finite() {
+                        return Err(WeightsError::NonFinite { layer, index });
+                    }
+                    *x = v;
                 }
-                *x = v;
-            }
-            layers.push(l);
+                layer += 1;
+                Ok(())
+            };
+            ops.push(match kind {
+                1 => Op::Input { start: f[0], len: f[1] },
+                2 => Op::ConcatInput { start: f[0], len: f[1] },
+                3 => Op::ToHwc { channels: f[0], height: f[1], width: f[2] },
+                4 => Op::ToChw { channels: f[0], height: f[1], width: f[2] },
+                5 => {
+                    let mut c = Conv::zeros(f[0], f[1], f[2], f[3], f[4]);
+                    read(&mut c.weights, &mut c.bias)?;
+                    Op::Conv(c)
+                }
+                6 => {
+                    let mut l = Layer::zeros(f[0], f[1]);
+                    read(&mut l.weights, &mut l.bias)?;
+                    Op::Dense(l)
+                }
+                7 => Op::Relu,
+                8 => Op::Store(f[0]),
+                9 => Op::Load(f[0]),
+                10 => Op::Add(f[0]),
+                11 => Op::Concat(f[0]),
+                12 => Op::GlobalAvgPool { channels: f[0], positions: f[1] },
+                _ => Op::Output { offset: f[0] },
+            });
         }
         let computed = fnv1a(&bytes[..r.at]);
         let found = u64::from_le_bytes(r.array("the checksum")?);
@@ -343,9 +493,85 @@ impl Network {
         if found != computed {
             return Err(WeightsError::Checksum { found, computed });
         }
-        let mlp = Mlp::new(layers).map_err(|e| WeightsError::Shape(e.to_string()))?;
-        Network::new(game, obs_len, policy_len, value_len, text, mlp)
+        let outputs = policy_len.checked_add(value_len).ok_or_else(|| WeightsError::Shape("the heads".into()))?;
+        let graph = Graph::new(obs_len, outputs, ops).map_err(|e| WeightsError::Shape(e.to_string()))?;
+        Network::from_graph(game, policy_len, value_len, text, graph)
     }
+}
+
+/// Reads a weights file of format version 1 (an MLP: the widths in the
+/// header, then the text, then the parameters), to be written again as
+/// version 2 with [`Network::to_bytes`]: the conversion of old files (the
+/// engines' shipped networks were converted so, outputs unchanged bit for
+/// bit). Version 2 is refused here.
+///
+/// # Errors
+/// As [`Network::from_bytes`], for the version-1 layout.
+pub fn upgrade_v1(bytes: &[u8]) -> Result<Network, WeightsError> {
+    let mut r = Reader { bytes, at: 0 };
+    if r.take(4, "the magic")? != MAGIC {
+        return Err(WeightsError::Magic);
+    }
+    let version = r.u16("the version")?;
+    if version != 1 {
+        return Err(WeightsError::Version { found: version });
+    }
+    let name_len = usize::from(r.take(1, "the game's name")?[0]);
+    let game =
+        std::str::from_utf8(r.take(name_len, "the game's name")?).map_err(|_| WeightsError::Utf8("game's name"))?;
+    let obs_len = r.u32("the observation length")? as usize;
+    let policy_len = r.u32("the policy length")? as usize;
+    let value_len = r.u32("the value length")? as usize;
+    let n_layers = usize::from(r.take(1, "the number of layers")?[0]);
+    if n_layers == 0 || n_layers > MAX_LAYERS {
+        return Err(WeightsError::Shape(format!("{n_layers} layers (1 to {MAX_LAYERS})")));
+    }
+    let mut widths = [0usize; MAX_LAYERS + 1];
+    for w in widths.iter_mut().take(n_layers + 1) {
+        *w = r.u32("the widths")? as usize;
+    }
+    let widths = &widths[..=n_layers];
+    let mut params = 0usize;
+    for w in widths.windows(2) {
+        if w[0] == 0 || w[1] == 0 || w[0] > MAX_PARAMETERS || w[1] > MAX_PARAMETERS {
+            return Err(WeightsError::Shape(format!("widths {widths:?}")));
+        }
+        params = params.saturating_add(w[0] * w[1] + w[1]);
+    }
+    if params > MAX_PARAMETERS {
+        return Err(WeightsError::Shape(format!("{params} parameters (at most {MAX_PARAMETERS})")));
+    }
+    let text_len = r.u32("the text's length")? as usize;
+    if text_len > MAX_TEXT {
+        return Err(WeightsError::Shape(format!("a text of {text_len} bytes (at most {MAX_TEXT})")));
+    }
+    let text = std::str::from_utf8(r.take(text_len, "the text")?).map_err(|_| WeightsError::Utf8("text"))?;
+    let left = bytes.len() - r.at;
+    if left < 4 * params + 8 {
+        return Err(WeightsError::Truncated { field: "the parameters", needed: 4 * params + 8, left });
+    }
+    let mut layers = Vec::with_capacity(n_layers);
+    for (k, w) in widths.windows(2).enumerate() {
+        let mut l = Layer::zeros(w[0], w[1]);
+        for (index, x) in l.weights.iter_mut().chain(l.bias.iter_mut()).enumerate() {
+            let v = f32::from_le_bytes(r.array("the parameters")?);
+            if !v.is_finite() {
+                return Err(WeightsError::NonFinite { layer: k, index });
+            }
+            *x = v;
+        }
+        layers.push(l);
+    }
+    let computed = fnv1a(&bytes[..r.at]);
+    let found = u64::from_le_bytes(r.array("the checksum")?);
+    if r.at != bytes.len() {
+        return Err(WeightsError::Trailing(bytes.len() - r.at));
+    }
+    if found != computed {
+        return Err(WeightsError::Checksum { found, computed });
+    }
+    let mlp = Mlp::new(layers).map_err(|e| WeightsError::Shape(e.to_string()))?;
+    Network::new(game, obs_len, policy_len, value_len, text, mlp)
 }
 
 /// FNV-1a, 64 bits: the weights file's checksum (against corruption, not
@@ -420,6 +646,54 @@ mod tests {
         }
     }
 
+    /// The version-1 file of an MLP network (the old writer, for the
+    /// conversion's tests).
+    fn v1_bytes(n: &Network) -> Vec<u8> {
+        let mlp = n.mlp().unwrap();
+        let mut b = Vec::new();
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&1u16.to_le_bytes());
+        b.push(n.game().len() as u8);
+        b.extend_from_slice(n.game().as_bytes());
+        for x in [n.obs_len(), n.policy_len(), n.value_len()] {
+            b.extend_from_slice(&(x as u32).to_le_bytes());
+        }
+        b.push(mlp.layers().len() as u8);
+        for w in mlp.sizes() {
+            b.extend_from_slice(&(w as u32).to_le_bytes());
+        }
+        b.extend_from_slice(&(n.text().len() as u32).to_le_bytes());
+        b.extend_from_slice(n.text().as_bytes());
+        for l in mlp.layers() {
+            for x in l.weights.iter().chain(&l.bias) {
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let sum = fnv1a(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn a_version_1_file_is_refused_and_upgrades_unchanged() {
+        let n = net();
+        let old = v1_bytes(&n);
+        let e = Network::from_bytes(&old).unwrap_err();
+        assert_eq!(e, WeightsError::Version { found: 1 });
+        assert!(e.to_string().contains("upgrade_v1"), "{e}");
+        let up = upgrade_v1(&old).unwrap();
+        assert_eq!(up, n);
+        assert_eq!(Network::from_bytes(&up.to_bytes()).unwrap(), n);
+        assert_eq!(upgrade_v1(&n.to_bytes()), Err(WeightsError::Version { found: 2 }));
+        for cut in 0..old.len() {
+            assert!(upgrade_v1(&old[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut flipped = old.clone();
+        let at = flipped.len() - 20;
+        flipped[at] ^= 4;
+        assert!(upgrade_v1(&flipped).is_err());
+    }
+
     #[test]
     fn hostile_headers_are_refused_without_allocating_their_claims() {
         let good = net().to_bytes();
@@ -429,23 +703,97 @@ mod tests {
         let mut b = good.clone();
         b[0] = b'X';
         assert_eq!(Network::from_bytes(&b), Err(WeightsError::Magic));
-        // A header claiming 2^32-1 inputs.
-        let name_end = 7 + "hidden-nim".len();
-        let widths_at = name_end + 12 + 1;
+        // name, 3 lengths, text ("test net"), then the number of operations
+        let ops_at = 7 + "hidden-nim".len() + 12 + 4 + "test net".len();
+        assert_eq!(u16::from_le_bytes([good[ops_at], good[ops_at + 1]]), 7, "Input, 3 Dense, 2 Relu, Output");
+        // The first op is Input(0, 5); the second Dense(5, 6): claim 2^20 × 2^20.
+        let dense_at = ops_at + 2 + 9;
+        assert_eq!(good[dense_at], 6);
         let mut b = good.clone();
-        b[widths_at..widths_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        b[dense_at + 1..dense_at + 5].copy_from_slice(&(1u32 << 20).to_le_bytes());
+        b[dense_at + 5..dense_at + 9].copy_from_slice(&(1u32 << 20).to_le_bytes());
         assert!(matches!(Network::from_bytes(&b), Err(WeightsError::Shape(_))), "{:?}", Network::from_bytes(&b));
-        // Zero layers, too many layers.
-        for n in [0u8, 17] {
+        let mut b = good.clone();
+        b[dense_at + 1..dense_at + 5].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(Network::from_bytes(&b), Err(WeightsError::Shape(_))));
+        // An unknown kind; zero and too many operations.
+        let mut b = good.clone();
+        b[dense_at] = 99;
+        assert!(Network::from_bytes(&b).unwrap_err().to_string().contains("unknown operation kind 99"));
+        for n in [0u16, 1000] {
             let mut b = good.clone();
-            b[name_end + 12] = n;
+            b[ops_at..ops_at + 2].copy_from_slice(&n.to_le_bytes());
             assert!(matches!(Network::from_bytes(&b), Err(WeightsError::Shape(_))));
         }
+        // Shapes that do not chain, with a recomputed checksum: refused by the graph's check.
+        let mut b = good[..good.len() - 8].to_vec();
+        b[dense_at + 1..dense_at + 5].copy_from_slice(&4u32.to_le_bytes());
+        let cut = b.len() - 6 * 4; // the claimed layer has 6 fewer weights
+        b.truncate(cut);
+        let sum = fnv1a(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        let e = Network::from_bytes(&b).unwrap_err();
+        assert!(matches!(&e, WeightsError::Shape(m) if m.contains("dense layer of 4 inputs for 5")), "{e}");
         // A NaN parameter with a recomputed checksum.
         let mut n = net();
-        n.mlp_mut().layers_mut()[1].bias[2] = f32::NAN;
+        n.mlp_mut().unwrap().layers_mut()[1].bias[2] = f32::NAN;
         let b = n.to_bytes();
         assert_eq!(Network::from_bytes(&b), Err(WeightsError::NonFinite { layer: 1, index: 6 * 4 + 2 }));
+    }
+
+    #[test]
+    fn a_graph_network_round_trips_and_runs() {
+        use crate::nn::graph::{Conv, Op};
+        let mut conv = Conv::zeros(3, 2, 3, 2, 2);
+        conv.weights.iter_mut().enumerate().for_each(|(k, w)| *w = (k as f32 * 0.1).sin());
+        let mut dense = Layer::zeros(3, 2);
+        dense.weights = vec![1.0, -1.0, 0.5, 0.25, 0.0, 2.0];
+        let ops = vec![
+            Op::Input { start: 0, len: 8 },
+            Op::ToHwc { channels: 2, height: 2, width: 2 },
+            Op::Conv(conv),
+            Op::Relu,
+            Op::Store(0),
+            Op::ToChw { channels: 3, height: 2, width: 2 },
+            Op::Output { offset: 0 },
+            Op::Load(0),
+            Op::GlobalAvgPool { channels: 3, positions: 4 },
+            Op::Dense(dense),
+            Op::Output { offset: 12 },
+        ];
+        let g = Graph::new(8, 14, ops).unwrap();
+        let mut n = Network::from_graph("g", 12, 2, "a graph", g).unwrap();
+        assert!(n.mlp().is_none() && n.mlp_mut().is_none());
+        assert_eq!(n.num_parameters(), 9 * 2 * 3 + 3 + 6 + 2);
+        let bytes = n.to_bytes();
+        let back = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(back, n);
+        for cut in (0..bytes.len()).step_by(3) {
+            assert!(Network::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let input = [1.0, 0.0, 2.0, -1.0, 0.5, 0.0, 0.0, 3.0];
+        let mut out = vec![0.0; n.outputs()];
+        n.forward(&input, &mut n.scratch(), &mut out).unwrap();
+        assert!(out.iter().all(|x| x.is_finite()) && out[..12].iter().any(|&x| x > 0.0), "{out:?}");
+        assert!(n.forward(&input[1..], &mut n.scratch(), &mut out).is_err());
+        assert!(Network::from_graph("g", 12, 3, "", back.graph().into_owned()).is_err());
+
+        // Every header and operation byte set to hostile values, the checksum
+        // recomputed: read or refused, never a panic; what is read runs.
+        let params_at = bytes.len() - 8 - 4 * n.num_parameters();
+        for at in 4..params_at {
+            for v in [0u8, 1, 2, 3, 7, 13, 0x7f, 0xff] {
+                let mut b = bytes[..bytes.len() - 8].to_vec();
+                b[at] = v;
+                let sum = fnv1a(&b);
+                b.extend_from_slice(&sum.to_le_bytes());
+                if let Ok(m) = Network::from_bytes(&b) {
+                    let mut out = vec![0.0; m.outputs()];
+                    let input = vec![1.0; m.obs_len()];
+                    m.forward(&input, &mut m.scratch(), &mut out).unwrap();
+                }
+            }
+        }
     }
 
     #[test]
@@ -457,8 +805,8 @@ mod tests {
         assert!(n.check_fits("hidden-nim", 6, 3, 2).unwrap_err().to_string().contains("observation has 5"));
         assert!(n.check_fits("hidden-nim", 5, 4, 2).is_err());
         assert!(n.check_fits("hidden-nim", 5, 3, 1).is_err());
-        assert!(Network::new("x", 5, 3, 2, "", net().mlp().clone()).is_ok());
-        assert!(Network::new("x", 4, 3, 2, "", net().mlp().clone()).is_err());
-        assert!(Network::new("x", 5, 3, 3, "", net().mlp().clone()).is_err());
+        assert!(Network::new("x", 5, 3, 2, "", net().mlp().unwrap().clone()).is_ok());
+        assert!(Network::new("x", 4, 3, 2, "", net().mlp().unwrap().clone()).is_err());
+        assert!(Network::new("x", 5, 3, 3, "", net().mlp().unwrap().clone()).is_err());
     }
 }

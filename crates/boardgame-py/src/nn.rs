@@ -1,0 +1,487 @@
+//! The native half of `korovan_caravan.learn` (issue 31): the kit's
+//! network inference on Python's arrays (`nn_forward`, `nn_info`: the
+//! parity of an exported PyTorch network with the Rust forward pass) and
+//! batched self-play in Rust (`self_play`): whole games played in threads,
+//! the GIL released, the network inside the search, returning the
+//! training arrays. Python never steps a game in this loop.
+
+use std::sync::Arc;
+
+use boardgame_kit::nn::{NetGame, Network, learned_ismcts};
+use boardgame_kit::{ActionBuffer, Agent, AgentSpec, Budget, GameRng, Turn, sample_chance};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::agents::PyEngine;
+
+/// The most games one `self_play` call plays.
+pub const MAX_SELF_PLAY_GAMES: u64 = 1 << 20;
+/// The most search iterations per decision.
+pub const MAX_ITERATIONS: u32 = 1 << 20;
+/// The most threads.
+pub const MAX_THREADS: usize = 256;
+
+fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+fn read_weights(weights: &[u8]) -> PyResult<Network> {
+    Network::from_bytes(weights).map_err(|e| value_error(format!("weights: {e}")))
+}
+
+/// What a weights file holds: `game`, `inputs`, `policy_len`,
+/// `value_len`, `outputs`, `parameters`, `kind` (`"mlp"` or `"graph"`),
+/// `text`.
+#[pyfunction]
+fn nn_info<'py>(py: Python<'py>, weights: &[u8]) -> PyResult<Bound<'py, PyDict>> {
+    let net = read_weights(weights)?;
+    let d = PyDict::new(py);
+    d.set_item("game", net.game())?;
+    d.set_item("inputs", net.obs_len())?;
+    d.set_item("policy_len", net.policy_len())?;
+    d.set_item("value_len", net.value_len())?;
+    d.set_item("outputs", net.outputs())?;
+    d.set_item("parameters", net.num_parameters())?;
+    d.set_item("kind", if net.mlp().is_some() { "mlp" } else { "graph" })?;
+    d.set_item("text", net.text())?;
+    Ok(d)
+}
+
+/// The network's outputs (policy logits, then value logits) for each row
+/// of `inputs` (a 2-D `float32` array, one network input a row), through
+/// the kit's forward pass, the GIL released: a `(rows, outputs)` array.
+#[pyfunction]
+fn nn_forward<'py>(
+    py: Python<'py>,
+    weights: &[u8],
+    inputs: PyReadonlyArray2<'py, f32>,
+) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    let net = read_weights(weights)?;
+    let shape = inputs.shape();
+    let (rows, cols) = (shape[0], shape[1]);
+    if cols != net.obs_len() {
+        return Err(value_error(format!("inputs have {cols} columns, the network {} inputs", net.obs_len())));
+    }
+    let flat: Vec<f32> = inputs.as_array().iter().copied().collect();
+    let outputs = net.outputs();
+    let out = py.detach(move || -> Result<Vec<f32>, String> {
+        let mut scratch = net.scratch();
+        let mut out = vec![0.0f32; rows * outputs];
+        if cols > 0 {
+            for (row, dst) in flat.chunks_exact(cols).zip(out.chunks_exact_mut(outputs)) {
+                net.forward(row, &mut scratch, dst).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(out)
+    });
+    let out = out.map_err(value_error)?;
+    PyArray1::from_vec(py, out).reshape([rows, outputs])
+}
+
+/// The self-play settings of one call.
+#[derive(Clone)]
+struct Settings {
+    games: u64,
+    seed: u64,
+    threads: usize,
+    iterations: u32,
+    sharp: bool,
+    net: Option<Arc<Network>>,
+    teacher: AgentSpec,
+}
+
+/// The samples of one game, row-major.
+#[derive(Default)]
+struct GameData {
+    inputs: Vec<f32>,
+    masks: Vec<bool>,
+    policy: Vec<f32>,
+    value: Vec<f32>,
+    seats: Vec<u32>,
+    rows: usize,
+}
+
+fn make_agent<G: NetGame + boardgame_kit::Bots>(s: &Settings) -> Result<Box<dyn Agent<G>>, String> {
+    match &s.net {
+        Some(net) => learned_ismcts::<G>(net.clone(), Budget::Iterations(u64::from(s.iterations)))
+            .map(|a| Box::new(a) as Box<dyn Agent<G>>)
+            .map_err(|e| e.to_string()),
+        None => s.teacher.build::<G>().map_err(|e| e.to_string()),
+    }
+}
+
+/// Plays game `g` of `s`: every seat the same agent (a fresh one per game).
+fn play_one<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings, g: u64) -> Result<GameData, String> {
+    let mut agent = make_agent::<G>(s)?;
+    let mut state = G::new_game(config).map_err(|e| e.to_string())?;
+    let n = state.num_players();
+    let (input_len, plen, vlen) = (G::input_len(config), G::POLICY_LEN, G::VALUE_LEN);
+    let mut rng = GameRng::new(s.seed.wrapping_add(g));
+    let mut data = GameData::default();
+    let mut list = G::ActionList::default();
+    let mut chances = G::ChanceList::default();
+    let mut idx = vec![0u32; list.capacity()];
+    let mut policy = Vec::new();
+    let bound = G::max_game_length(config);
+    for _ in 0..bound {
+        let action = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).ok_or("a chance node without outcomes")?,
+            Turn::Player(seat) => {
+                state.legal_actions(&mut list);
+                let k = list.len();
+                if k == 0 || k > idx.len() {
+                    return Err(format!("{k} legal actions"));
+                }
+                state.policy_indices(&list, &mut idx[..k]);
+                let row = data.inputs.len();
+                data.inputs.resize(row + input_len, 0.0);
+                if !state.write_input(seat, &mut data.inputs[row..]) {
+                    return Err(format!("the network input of seat {seat} cannot be written"));
+                }
+                let a = agent.act(&state, seat, &mut rng);
+                let mrow = data.masks.len();
+                data.masks.resize(mrow + plen, false);
+                data.policy.resize(mrow + plen, 0.0);
+                for &i in &idx[..k] {
+                    let i = i as usize;
+                    if i >= plen {
+                        return Err(format!("policy index {i} of {plen}"));
+                    }
+                    data.masks[mrow + i] = true;
+                }
+                agent.policy(&mut policy);
+                let chosen = list.iter().position(|&b| b == a).ok_or("the agent played an illegal action")?;
+                if s.sharp || policy.is_empty() {
+                    data.policy[mrow + idx[chosen] as usize] = 1.0;
+                } else {
+                    let mut total = 0.0;
+                    for &(b, p) in &policy {
+                        if let Some(j) = list.iter().position(|&c| c == b)
+                            && p.is_finite()
+                            && p > 0.0
+                        {
+                            data.policy[mrow + idx[j] as usize] += p as f32;
+                            total += p;
+                        }
+                    }
+                    if total > 0.0 {
+                        data.policy[mrow..mrow + plen].iter_mut().for_each(|x| *x /= total as f32);
+                    } else {
+                        data.policy[mrow + idx[chosen] as usize] = 1.0;
+                    }
+                }
+                data.seats.push(seat as u32);
+                data.rows += 1;
+                a
+            }
+        };
+        state.apply(action).map_err(|e| format!("{e:?}"))?;
+    }
+    // Value targets: the final shares relative to each sample's seat (an
+    // unfinished game, cut at the bound, scores its leaders).
+    let mut returns = vec![0.0f64; n];
+    if state.is_terminal() {
+        state.returns(&mut returns);
+    } else {
+        boardgame_kit::score_leader_returns(&state, &mut returns);
+    }
+    data.value = vec![0.0; data.rows * vlen];
+    for (r, &seat) in data.seats.iter().enumerate() {
+        for k in 0..n.min(vlen) {
+            data.value[r * vlen + k] = returns[(seat as usize + k) % n] as f32;
+        }
+    }
+    Ok(data)
+}
+
+/// Plays every game of `s` on `s.threads` threads; game `g` is seeded by
+/// `seed + g` whatever the threads, and the games are joined in order.
+fn play_all<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings) -> Result<Vec<GameData>, String> {
+    let threads = s.threads.min(s.games.max(1) as usize).max(1);
+    let mut per_thread: Vec<Result<Vec<(u64, GameData)>, String>> = Vec::new();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    let mut g = t as u64;
+                    while g < s.games {
+                        out.push((g, play_one::<G>(config, s, g).map_err(|e| format!("game {g}: {e}"))?));
+                        g += threads as u64;
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        for h in handles {
+            per_thread.push(h.join().unwrap_or_else(|_| Err("a self-play thread panicked".to_string())));
+        }
+    });
+    let mut all = Vec::with_capacity(s.games as usize);
+    for r in per_thread {
+        all.extend(r?);
+    }
+    all.sort_by_key(|(g, _)| *g);
+    Ok(all.into_iter().map(|(_, d)| d).collect())
+}
+
+/// The arrays of `self_play`.
+struct Arrays {
+    inputs: Vec<f32>,
+    masks: Vec<bool>,
+    policy: Vec<f32>,
+    value: Vec<f32>,
+    seats: Vec<u32>,
+    games: Vec<u32>,
+    rows: usize,
+    input_len: usize,
+    policy_len: usize,
+    value_len: usize,
+}
+
+fn run_self_play<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings) -> Result<Arrays, String> {
+    if let Some(net) = &s.net {
+        boardgame_kit::nn::check_network::<G>(net, config).map_err(|e| e.to_string())?;
+    }
+    make_agent::<G>(s)?;
+    let data = play_all::<G>(config, s)?;
+    let mut a = Arrays {
+        inputs: Vec::new(),
+        masks: Vec::new(),
+        policy: Vec::new(),
+        value: Vec::new(),
+        seats: Vec::new(),
+        games: Vec::new(),
+        rows: 0,
+        input_len: G::input_len(config),
+        policy_len: G::POLICY_LEN,
+        value_len: G::VALUE_LEN,
+    };
+    for (g, d) in data.into_iter().enumerate() {
+        a.inputs.extend(d.inputs);
+        a.masks.extend(d.masks);
+        a.policy.extend(d.policy);
+        a.value.extend(d.value);
+        a.seats.extend(d.seats);
+        a.games.extend(std::iter::repeat_n(g as u32, d.rows));
+        a.rows += d.rows;
+    }
+    Ok(a)
+}
+
+/// Self-play of `games` games of `game` (a game of this package:
+/// `load_game(...)`), played in Rust on `threads` threads with the GIL
+/// released, every seat the same agent: with `weights` (a weights file's
+/// bytes), the kit's `learned-ismcts` search with that network as prior and
+/// leaf value, `iterations` per decision (Korovan's hidden cards by
+/// determinization, as ISMCTS does); without, the agent named `teacher`
+/// (`heuristic`, `ismcts-h:200`, …). Every decision becomes a sample: the
+/// network input of the seat to move, the mask of its legal policy
+/// indices, the target (the agent's policy over its legal actions — an
+/// ISMCTS's root visit shares — or, with `sharp`, its move), and the game's
+/// final shares relative to the seat. Game `g` is seeded by `seed + g`: the
+/// same call gives the same arrays whatever `threads`.
+///
+/// Returns a dict of numpy arrays: `inputs` (`float32`, rows × inputs),
+/// `masks` (`bool`, rows × policy), `policy` (`float32`, rows × policy),
+/// `value` (`float32`, rows × value), `seats` and `games` (`uint32`).
+#[pyfunction]
+#[pyo3(signature = (game, games, seed, weights=None, teacher="heuristic", iterations=64, threads=1, sharp=false))]
+#[allow(clippy::too_many_arguments)]
+fn self_play<'py>(
+    py: Python<'py>,
+    game: &Bound<'py, PyAny>,
+    games: u64,
+    seed: u64,
+    weights: Option<&[u8]>,
+    teacher: &str,
+    iterations: u32,
+    threads: usize,
+    sharp: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    if games == 0 || games > MAX_SELF_PLAY_GAMES {
+        return Err(value_error(format!("games must be in 1..={MAX_SELF_PLAY_GAMES}, got {games}")));
+    }
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(value_error(format!("threads must be in 1..={MAX_THREADS}, got {threads}")));
+    }
+    if !(1..=MAX_ITERATIONS).contains(&iterations) {
+        return Err(value_error(format!("iterations must be in 1..={MAX_ITERATIONS}, got {iterations}")));
+    }
+    if seed.checked_add(games).is_none() {
+        return Err(value_error("seed + games passes 2**64"));
+    }
+    let net = weights.map(read_weights).transpose()?.map(Arc::new);
+    let teacher: AgentSpec = teacher.parse().map_err(|e| value_error(format!("teacher: {e}")))?;
+    let s = Settings { games, seed, threads, iterations, sharp, net, teacher };
+    let result = if let Some(config) = <korovan_core::Korovan as PyEngine>::config_of(game) {
+        py.detach(|| run_self_play::<korovan_core::Korovan>(&config, &s))
+    } else if let Some(config) = <caravan_core::Caravan as PyEngine>::config_of(game) {
+        py.detach(|| run_self_play::<caravan_core::Caravan>(&config, &s))
+    } else {
+        return Err(PyTypeError::new_err("expected a game of korovan_caravan (load_game)"));
+    };
+    let a = result.map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("inputs", PyArray1::from_vec(py, a.inputs).reshape([a.rows, a.input_len])?)?;
+    d.set_item("masks", PyArray1::from_vec(py, a.masks).reshape([a.rows, a.policy_len])?)?;
+    d.set_item("policy", PyArray1::from_vec(py, a.policy).reshape([a.rows, a.policy_len])?)?;
+    d.set_item("value", PyArray1::from_vec(py, a.value).reshape([a.rows, a.value_len])?)?;
+    d.set_item("seats", PyArray1::from_vec(py, a.seats))?;
+    d.set_item("games", PyArray1::from_vec(py, a.games))?;
+    Ok(d)
+}
+
+/// The learner of `nn_match`: the network's greedy policy (`learned`) or
+/// the search with it (`learned-ismcts`).
+fn learner<G: NetGame + boardgame_kit::Bots>(
+    net: &Arc<Network>,
+    budget: Option<Budget>,
+) -> Result<Box<dyn Agent<G>>, String> {
+    match budget {
+        None => boardgame_kit::nn::LearnedAgent::<G>::new(net.clone(), 0.0)
+            .map(|a| Box::new(a) as Box<dyn Agent<G>>)
+            .map_err(|e| e.to_string()),
+        Some(b) => {
+            learned_ismcts::<G>(net.clone(), b).map(|a| Box::new(a) as Box<dyn Agent<G>>).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// Game `g` of a match: the network at seat `g mod players`, `opponent`
+/// at every other seat; the network's share (1 a sole win, `1/k` a
+/// `k`-way draw).
+fn match_game<G: NetGame + boardgame_kit::Bots>(
+    config: &G::Config,
+    net: &Arc<Network>,
+    budget: Option<Budget>,
+    opponent: &AgentSpec,
+    seed: u64,
+    g: u64,
+) -> Result<f64, String> {
+    let mut state = G::new_game(config).map_err(|e| e.to_string())?;
+    let n = state.num_players();
+    let me = (g % n as u64) as usize;
+    let mut agents = (0..n)
+        .map(|s| if s == me { learner::<G>(net, budget) } else { opponent.build::<G>().map_err(|e| e.to_string()) })
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut rng = GameRng::new(seed.wrapping_add(g));
+    let mut chances = G::ChanceList::default();
+    for _ in 0..G::max_game_length(config) {
+        let a = match state.turn() {
+            Turn::Terminal => break,
+            Turn::Chance => sample_chance(&state, &mut rng, &mut chances).ok_or("a chance node without outcomes")?,
+            Turn::Player(seat) => agents[seat].act(&state, seat, &mut rng),
+        };
+        state.apply(a).map_err(|e| format!("{e:?}"))?;
+    }
+    let mut returns = vec![0.0; n];
+    if state.is_terminal() {
+        state.returns(&mut returns);
+    } else {
+        boardgame_kit::score_leader_returns(&state, &mut returns);
+    }
+    Ok(returns[me])
+}
+
+fn run_match<G: NetGame + boardgame_kit::Bots>(
+    config: &G::Config,
+    net: &Arc<Network>,
+    budget: Option<Budget>,
+    opponent: &AgentSpec,
+    games: u64,
+    seed: u64,
+    threads: usize,
+) -> Result<(Vec<f64>, usize), String> {
+    boardgame_kit::nn::check_network::<G>(net, config).map_err(|e| e.to_string())?;
+    opponent.build::<G>().map_err(|e| e.to_string())?;
+    let players = G::new_game(config).map_err(|e| e.to_string())?.num_players();
+    let threads = threads.min(games as usize).max(1);
+    let mut shares = vec![0.0; games as usize];
+    let mut results: Vec<Result<Vec<(u64, f64)>, String>> = Vec::new();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    let mut g = t as u64;
+                    while g < games {
+                        out.push((g, match_game::<G>(config, net, budget, opponent, seed, g)?));
+                        g += threads as u64;
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        for h in handles {
+            results.push(h.join().unwrap_or_else(|_| Err("a match thread panicked".to_string())));
+        }
+    });
+    for r in results {
+        for (g, v) in r? {
+            shares[g as usize] = v;
+        }
+    }
+    Ok((shares, players))
+}
+
+/// A match of the network of `weights` against `opponent` (an agent name)
+/// at every other seat, the network's seat rotating (`g mod players`),
+/// game `g` seeded by `seed + g`, played in Rust on `threads` threads with
+/// the GIL released: the network greedy (`learned`), or with `iterations`
+/// (or `millis` per decision) the kit's `learned-ismcts` search with it.
+/// Returns the network's share of each game (a `float64` array; 1 a sole
+/// win, `1/k` a `k`-way draw, 0 a loss) and the number of players.
+#[pyfunction]
+#[pyo3(signature = (game, weights, opponent, games, seed, threads=1, iterations=None, millis=None))]
+#[allow(clippy::too_many_arguments)]
+fn nn_match<'py>(
+    py: Python<'py>,
+    game: &Bound<'py, PyAny>,
+    weights: &[u8],
+    opponent: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    iterations: Option<u64>,
+    millis: Option<u64>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, usize)> {
+    if games == 0 || games > MAX_SELF_PLAY_GAMES {
+        return Err(value_error(format!("games must be in 1..={MAX_SELF_PLAY_GAMES}, got {games}")));
+    }
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(value_error(format!("threads must be in 1..={MAX_THREADS}, got {threads}")));
+    }
+    if seed.checked_add(games).is_none() {
+        return Err(value_error("seed + games passes 2**64"));
+    }
+    let budget = match (iterations, millis) {
+        (None, None) => None,
+        (Some(n), None) if (1..=u64::from(MAX_ITERATIONS)).contains(&n) => Some(Budget::Iterations(n)),
+        (None, Some(ms)) if (1..=60_000).contains(&ms) => Some(Budget::Time(std::time::Duration::from_millis(ms))),
+        _ => return Err(value_error("give iterations (1..=2**20) or millis (1..=60000), not both")),
+    };
+    let net = Arc::new(read_weights(weights)?);
+    let opponent: AgentSpec = opponent.parse().map_err(|e| value_error(format!("opponent: {e}")))?;
+    let result = if let Some(config) = <korovan_core::Korovan as PyEngine>::config_of(game) {
+        py.detach(|| run_match::<korovan_core::Korovan>(&config, &net, budget, &opponent, games, seed, threads))
+    } else if let Some(config) = <caravan_core::Caravan as PyEngine>::config_of(game) {
+        py.detach(|| run_match::<caravan_core::Caravan>(&config, &net, budget, &opponent, games, seed, threads))
+    } else {
+        return Err(PyTypeError::new_err("expected a game of korovan_caravan (load_game)"));
+    };
+    let (shares, players) = result.map_err(value_error)?;
+    Ok((PyArray1::from_vec(py, shares), players))
+}
+
+/// Adds this module's functions to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(nn_info, m)?)?;
+    m.add_function(wrap_pyfunction!(nn_forward, m)?)?;
+    m.add_function(wrap_pyfunction!(self_play, m)?)?;
+    m.add_function(wrap_pyfunction!(nn_match, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,22 @@
+"""Learned agents trained in PyTorch (issue 31).
+
+* :mod:`.nets` — the networks: a residual convolution tower over Caravan's
+  7×7 board planes with global features, and an MLP (Korovan); each says
+  how it is written as a ``BGNN`` version-2 graph.
+* :mod:`.export` — writes a network as a ``BGNN`` version-2 weights file
+  (batch norms folded into the convolutions), the file the Rust engines'
+  ``learned`` agents play through ``boardgame_kit::nn``.
+* :mod:`.expert_iteration` — the trainer: self-play in Rust with the current
+  network inside the search (``self_play`` of the native module), training
+  on the search's targets, export, next round.
+
+``nn_forward(weights, inputs)`` runs a weights file through the Rust forward
+pass (the parity test compares it with PyTorch to 1e-4), ``nn_info`` says
+what a file holds, and ``self_play`` plays the training games.
+"""
+
+from __future__ import annotations
+
+from .._korovan_caravan import nn_forward, nn_info, nn_match, self_play
+
+__all__ = ["nn_forward", "nn_info", "nn_match", "self_play"]

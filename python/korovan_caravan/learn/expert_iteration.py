@@ -1,0 +1,285 @@
+"""Expert iteration on PyTorch, self-play in Rust (issue 31).
+
+One round: the native ``self_play`` plays ``--games`` games in Rust threads
+(the GIL released) — the first round with the ``--teacher`` agent at every
+seat (distillation: its policy, or with ``--sharp`` its move, as targets),
+the next ones with the kit's ``learned-ismcts`` search running the current
+network as prior and leaf value, ``--iterations`` per decision (targets: the
+root's visit shares) — and returns the network inputs, legal masks, policy
+targets and final shares. The network is trained on the last ``--window``
+rounds' samples (masked cross-entropy to the policy target, cross-entropy of
+the value softmax over the seats to the shares), exported as a ``BGNN``
+version-2 file, and the next round plays with it.
+
+::
+
+    python -m korovan_caravan.learn.expert_iteration --game caravan --out runs/caravan \\
+        --rounds 20 --games 64 --iterations 64 --threads 2 --seed 1000000
+
+Seeded and, on CPU, reproducible: the same command gives the same weights
+(``torch.use_deterministic_algorithms``, ``--torch-threads`` fixed, the
+self-play seeded per round and game whatever ``--threads``). A checkpoint is
+written after every round (``checkpoint.pt``: network, optimizer, round,
+samples) and ``--resume`` continues from it. A GPU is used when present
+(``--device auto``); CPU is enough.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+from . import self_play
+from .export import MAX_PARAMETERS, to_bytes
+from .nets import heads, make_net
+
+MAX_GAMES = 1 << 20
+MAX_THREADS = 256
+MAX_ITERATIONS = 1 << 20
+#: The largest checkpoint --init accepts: a network of MAX_PARAMETERS with
+#: Adam's moments, and a window of samples (stored sparse), 4 GiB in all.
+MAX_INIT_BYTES = 4 << 30
+
+
+def pack(sample: dict) -> dict:
+    """A round's samples for the checkpoint: the mostly-zero float arrays
+    as their non-zero entries, the masks as bits (a dense window of
+    Caravan samples is 16 KB a decision)."""
+    out = {}
+    for k, a in sample.items():
+        if a.dtype == np.bool_:
+            out[k] = ("bits", a.shape, np.packbits(a.ravel()))
+        else:
+            idx = np.flatnonzero(a)
+            out[k] = ("sparse", a.shape, a.dtype.str, idx, a.ravel()[idx])
+    return out
+
+
+def unpack(packed: dict) -> dict:
+    out = {}
+    for k, v in packed.items():
+        if v[0] == "bits":
+            shape = v[1]
+            out[k] = np.unpackbits(v[2], count=int(np.prod(shape))).astype(np.bool_).reshape(shape)
+        else:
+            _, shape, dtype, idx, val = v
+            a = np.zeros(int(np.prod(shape)), dtype=np.dtype(dtype))
+            a[idx] = val
+            out[k] = a.reshape(shape)
+    return out
+
+
+class UsageError(Exception):
+    """A bad setting, reported before any work starts."""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m korovan_caravan.learn.expert_iteration", description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", choices=["caravan", "korovan"], required=True)
+    p.add_argument("--players", type=int, default=None, help="seats (default: caravan 2, korovan 5)")
+    p.add_argument("--max-turns", type=int, default=None, help="Caravan's turn limit (default: the game's)")
+    p.add_argument("--out", required=True, help="directory for weights, checkpoint and log")
+    p.add_argument("--rounds", type=int, default=None, help="rounds in all (default 10; --quick 2)")
+    p.add_argument("--games", type=int, default=32, help="self-play games per round")
+    p.add_argument("--iterations", type=int, default=64, help="search iterations per decision")
+    p.add_argument("--teacher", default="heuristic", help="agent of the first round (distillation)")
+    p.add_argument("--sharp", action="store_true", help="the teacher's move as the whole target")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--weight-decay", type=float, default=1e-4)
+    p.add_argument("--window", type=int, default=4, help="rounds of samples trained on")
+    p.add_argument("--channels", type=int, default=32)
+    p.add_argument("--blocks", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1_000_000)
+    p.add_argument("--threads", type=int, default=1, help="self-play threads")
+    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--device", default="auto", help="auto, cpu, cuda")
+    p.add_argument("--init", default=None, help="a checkpoint.pt to start from")
+    p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
+    p.add_argument("--quick", action="store_true", help="CI's quick mode: a tiny run")
+    return p
+
+
+def check(a: argparse.Namespace) -> None:
+    """Every setting checked before any work."""
+    if a.quick:
+        a.rounds = 2 if a.rounds is None else min(a.rounds, 4)
+        a.games, a.iterations, a.epochs, a.batch = min(a.games, 2), min(a.iterations, 4), 1, 64
+        a.channels, a.blocks = min(a.channels, 8), min(a.blocks, 1)
+        if a.game == "caravan":
+            a.max_turns = min(a.max_turns or 12, 12)
+    if a.rounds is None:
+        a.rounds = 10
+    if not (math.isfinite(a.lr) and a.lr > 0):
+        raise UsageError(f"--lr must be finite and positive, got {a.lr}")
+    if not (math.isfinite(a.weight_decay) and a.weight_decay >= 0):
+        raise UsageError(f"--weight-decay must be finite and non-negative, got {a.weight_decay}")
+    for name, v, lo, hi in [
+        ("--rounds", a.rounds, 1, 1_000_000),
+        ("--games", a.games, 1, MAX_GAMES),
+        ("--iterations", a.iterations, 1, MAX_ITERATIONS),
+        ("--threads", a.threads, 1, MAX_THREADS),
+        ("--torch-threads", a.torch_threads, 1, MAX_THREADS),
+        ("--epochs", a.epochs, 1, 10_000),
+        ("--batch", a.batch, 1, 1 << 20),
+        ("--window", a.window, 1, 1_000_000),
+        ("--channels", a.channels, 1, 512),
+        ("--blocks", a.blocks, 0, 64),
+        ("--seed", a.seed, 0, (1 << 63) - 1),
+    ]:
+        if not lo <= v <= hi:
+            raise UsageError(f"{name} must be in {lo}..={hi}, got {v}")
+    if a.players is not None and not (2 <= a.players <= (4 if a.game == "caravan" else 9)):
+        raise UsageError(f"--players {a.players} is not a {a.game} table")
+    if a.max_turns is not None and (a.game != "caravan" or not 1 <= a.max_turns <= 1000):
+        raise UsageError("--max-turns is Caravan's, in 1..=1000")
+    if a.device not in ("auto", "cpu", "cuda"):
+        raise UsageError(f"--device must be auto, cpu or cuda, got {a.device}")
+    if a.device == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda but no GPU is available")
+    if a.init is not None:
+        if not os.path.isfile(a.init):
+            raise UsageError(f"--init {a.init} is not a regular file")
+        if os.path.getsize(a.init) > MAX_INIT_BYTES:
+            raise UsageError(f"--init {a.init} is larger than {MAX_INIT_BYTES} bytes")
+    if a.resume and not os.path.isfile(os.path.join(a.out, "checkpoint.pt")):
+        raise UsageError(f"--resume but {a.out}/checkpoint.pt does not exist")
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        raise UsageError(f"--out {a.out} is not a directory")
+    os.makedirs(a.out, exist_ok=True)
+    if not os.path.isdir(a.out) or not os.access(a.out, os.W_OK):
+        raise UsageError(f"--out {a.out} is not a writable directory")
+
+
+def losses(net, x, mask, target, value, players):
+    out = net(x)
+    plen, vlen = heads(net)
+    logits = out[:, :plen].masked_fill(~mask, -1e9)
+    policy = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    vlog = out[:, plen : plen + vlen]
+    vmask = torch.arange(vlen, device=x.device)[None, :] < players
+    vlog = vlog.masked_fill(~vmask, -1e9)
+    v = -(value * torch.log_softmax(vlog, dim=1)).sum(dim=1).mean()
+    return policy, v
+
+
+def run(argv=None) -> dict:
+    """Runs the trainer; torch's global settings (deterministic algorithms,
+    threads) are restored on return."""
+    a = parser().parse_args(argv)
+    check(a)
+    deterministic, threads = torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()
+    try:
+        return _run(a)
+    finally:
+        torch.use_deterministic_algorithms(deterministic)
+        torch.set_num_threads(threads)
+
+
+def _run(a: argparse.Namespace) -> dict:
+    import korovan_caravan
+
+    players = a.players or (2 if a.game == "caravan" else 5)
+    config = {"max_turns": a.max_turns} if a.max_turns is not None else {}
+    game = korovan_caravan.load_game(a.game, players=players, **config)
+    device = torch.device("cuda" if a.device == "cuda" or (a.device == "auto" and torch.cuda.is_available()) else "cpu")
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.torch_threads)
+    torch.use_deterministic_algorithms(True)
+    kw = {"channels": a.channels, "blocks": a.blocks} if a.game == "caravan" else {}
+    net = make_net(a.game, **kw).to(device)
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=a.weight_decay)
+    ckpt_path = os.path.join(a.out, "checkpoint.pt")
+    start, buffer, log = 0, [], []
+    source = ckpt_path if a.resume else a.init
+    if source is not None:
+        ck = torch.load(source, map_location=device, weights_only=False)
+        net.load_state_dict(ck["net"])
+        if a.resume:
+            opt.load_state_dict(ck["opt"])
+            start, buffer, log = ck["round"] + 1, [unpack(b) for b in ck["buffer"]], ck["log"]
+    t0 = time.monotonic()
+    trained = start > 0 or a.init is not None
+    for rnd in range(start, a.rounds):
+        seed = a.seed + rnd * MAX_GAMES
+        if trained:
+            weights = to_bytes(net.cpu(), a.game)
+            net.to(device)
+            data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
+        else:
+            data = self_play(game, a.games, seed, teacher=a.teacher, sharp=a.sharp, threads=a.threads)
+        buffer.append({k: data[k] for k in ("inputs", "masks", "policy", "value")})
+        buffer = buffer[-a.window :]
+        arrays = {k: torch.from_numpy(np.concatenate([b[k] for b in buffer])) for k in buffer[0]}
+        n = arrays["inputs"].shape[0]
+        gen = torch.Generator().manual_seed(a.seed * 7919 + rnd)
+        net.train()
+        sums, steps = [0.0, 0.0], 0
+        for _ in range(a.epochs):
+            perm = torch.randperm(n, generator=gen)
+            for i in range(0, n, a.batch):
+                idx = perm[i : i + a.batch]
+                x, m, p, v = (arrays[k][idx].to(device) for k in ("inputs", "masks", "policy", "value"))
+                lp, lv = losses(net, x, m, p, v, players)
+                loss = lp + lv
+                if not torch.isfinite(loss):
+                    raise RuntimeError(f"round {rnd}: the loss is not finite ({loss.item()}); nothing written")
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+                opt.step()
+                sums[0] += lp.item()
+                sums[1] += lv.item()
+                steps += 1
+        if not all(torch.isfinite(q).all() for q in net.parameters()):
+            raise RuntimeError(f"round {rnd}: a parameter is not finite; nothing written")
+        trained = True
+        net.eval()
+        settings = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "resume", "init", "threads")}
+        text = f"expert iteration, round {rnd}: " + json.dumps(settings, sort_keys=True)
+        weights = to_bytes(net.cpu(), a.game, text)
+        net.to(device)
+        entry = {
+            "round": rnd,
+            "games": a.games,
+            "samples": int(data["inputs"].shape[0]),
+            "trained_on": n,
+            "policy_loss": sums[0] / max(steps, 1),
+            "value_loss": sums[1] / max(steps, 1),
+            "seconds": round(time.monotonic() - t0, 1),
+        }
+        log.append(entry)
+        for name in ("latest.bgnn", f"round-{rnd:03d}.bgnn"):
+            tmp = os.path.join(a.out, name + ".tmp")
+            with open(tmp, "wb") as f:
+                f.write(weights)
+            os.replace(tmp, os.path.join(a.out, name))
+        state = {"net": net.state_dict(), "opt": opt.state_dict(), "round": rnd, "log": log}
+        torch.save({**state, "buffer": [pack(b) for b in buffer]}, ckpt_path + ".tmp")
+        os.replace(ckpt_path + ".tmp", ckpt_path)
+        print(json.dumps(entry), flush=True)
+    return {"log": log, "weights": os.path.join(a.out, "latest.bgnn")}
+
+
+def main(argv=None) -> int:
+    try:
+        run(argv)
+    except UsageError as e:
+        print(f"usage error: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

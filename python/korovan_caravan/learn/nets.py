@@ -1,0 +1,238 @@
+"""The PyTorch networks of the learned agents, and their ``BGNN`` graphs.
+
+Every network maps the Rust network input of the seat to move (a flat
+``float32`` vector: ``NetGame::write_input``) to ``policy_len`` policy
+logits followed by ``value_len`` value logits (a softmax over the seats
+relative to the observer). :meth:`graph` lists the network as the typed
+operations of the weights file's format version 2 (``boardgame_kit::nn``),
+with its parameters in the kit's layouts; :mod:`.export` writes them.
+
+* :class:`TowerNet` — the residual tower of ``boardgame_kit::nn::Tower``:
+  the board planes through a 3×3 convolution and residual blocks; the
+  policy's board part a 1×1 convolution of the trunk (Caravan's camel and
+  good moves are ``source × target square``: a convolution reads them off
+  the board), the rest and the value from the pooled trunk with the global
+  features.
+* :class:`MlpNet` — dense layers with ReLU (Korovan: no board).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+# Operation kinds of the BGNN version-2 format (boardgame_kit::nn::Op).
+INPUT, CONCAT_INPUT, TO_HWC, TO_CHW, CONV, DENSE, RELU = 1, 2, 3, 4, 5, 6, 7
+STORE, LOAD, ADD, CONCAT, GLOBAL_AVG_POOL, OUTPUT = 8, 9, 10, 11, 12, 13
+
+
+@dataclass
+class TowerSpec:
+    """The shape of a :class:`TowerNet` (``boardgame_kit::nn::Tower``)."""
+
+    inputs: int
+    planes: list  # (start, channels) ranges of CHW planes in the input
+    globals_: list  # (start, length) ranges of global features
+    height: int
+    width: int
+    policy_before: int
+    policy_planes: int
+    policy_after: int
+    value_len: int
+    channels: int = 32
+    blocks: int = 2
+    hidden: int = 64
+
+    @property
+    def policy_len(self) -> int:
+        return self.policy_before + self.policy_planes * self.height * self.width + self.policy_after
+
+
+def caravan_spec(channels: int = 32, blocks: int = 2, hidden: int = 64) -> TowerSpec:
+    """Caravan's input (docs/encoding-caravan.md): 38 planes of 49 squares,
+    4 × 13 player and 24 global scalars, then 12 slot planes; the policy
+    over the 790 compact ids: 9 (end, pick) from the features, 13 × 49
+    (camel moves from 7 sources, good moves from 6 slots, to each square)
+    from the board, 144 (steals) from the features; 4 value logits."""
+    squares, planes, scalars, slot_planes = 49, 38, 4 * 13 + 24, 12
+    return TowerSpec(
+        inputs=planes * squares + scalars + slot_planes * squares,
+        planes=[(0, planes), (planes * squares + scalars, slot_planes)],
+        globals_=[(planes * squares, scalars)],
+        height=7,
+        width=7,
+        policy_before=9,
+        policy_planes=13,
+        policy_after=790 - 9 - 13 * squares,
+        value_len=4,
+        channels=channels,
+        blocks=blocks,
+        hidden=hidden,
+    )
+
+
+#: Korovan's network input and heads (docs/encoding-korovan.md).
+KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE = 303, 103, 9
+#: Caravan's heads.
+CARAVAN_POLICY, CARAVAN_VALUE = 790, 4
+
+
+def _conv_bn(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout))
+
+
+def _fold(seq: nn.Sequential) -> tuple:
+    """A conv + batch norm as one convolution's (weight, bias), eval statistics."""
+    conv, bn = seq[0], seq[1]
+    scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+    w = conv.weight * scale[:, None, None, None]
+    b = bn.bias - bn.running_mean * scale
+    if conv.bias is not None:
+        b = b + conv.bias * scale
+    return w, b
+
+
+def _conv_op(w: torch.Tensor, b: torch.Tensor, height: int, width: int) -> tuple:
+    cout, cin, k, _ = w.shape
+    # PyTorch [o][i][ky][kx] -> the kit's [ky][kx][i][o]
+    return (CONV, [k, cin, cout, height, width], [w.permute(2, 3, 1, 0), b])
+
+
+def _dense_op(lin: nn.Linear) -> tuple:
+    # PyTorch [out][in] -> the kit's input-major [in][out]
+    return (DENSE, [lin.in_features, lin.out_features], [lin.weight.t(), lin.bias])
+
+
+class TowerNet(nn.Module):
+    """The residual tower of ``boardgame_kit::nn::Tower`` (see the module)."""
+
+    def __init__(self, spec: TowerSpec):
+        super().__init__()
+        self.spec = spec
+        s = spec
+        cin = sum(c for _, c in s.planes)
+        nglob = sum(n for _, n in s.globals_)
+        self.stem = _conv_bn(cin, s.channels)
+        self.blocks = nn.ModuleList(
+            nn.ModuleList([_conv_bn(s.channels, s.channels), _conv_bn(s.channels, s.channels)])
+            for _ in range(s.blocks)
+        )
+        self.policy_conv = nn.Conv2d(s.channels, s.policy_planes, 1) if s.policy_planes else None
+        self.features = nn.Linear(s.channels + nglob, s.hidden)
+        self.before = nn.Linear(s.hidden, s.policy_before) if s.policy_before else None
+        self.after = nn.Linear(s.hidden, s.policy_after) if s.policy_after else None
+        self.value = nn.Linear(s.hidden, s.value_len)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s = self.spec
+        hw = s.height * s.width
+        planes = torch.cat([x[:, a : a + c * hw] for a, c in s.planes], dim=1)
+        t = planes.view(-1, sum(c for _, c in s.planes), s.height, s.width)
+        t = torch.relu(self.stem(t))
+        for a, b in self.blocks:
+            t = torch.relu(b(torch.relu(a(t))) + t)
+        parts = []
+        feats = t.mean(dim=(2, 3))
+        if s.globals_:
+            feats = torch.cat([feats] + [x[:, a : a + n] for a, n in s.globals_], dim=1)
+        h = torch.relu(self.features(feats))
+        if self.before is not None:
+            parts.append(self.before(h))
+        if self.policy_conv is not None:
+            parts.append(self.policy_conv(t).flatten(1))
+        if self.after is not None:
+            parts.append(self.after(h))
+        parts.append(self.value(h))
+        return torch.cat(parts, dim=1)
+
+    @torch.no_grad()
+    def graph(self) -> list:
+        """The operations of the BGNN version-2 graph (eval-mode batch norms
+        folded), as ``(kind, fields, [tensors])``."""
+        s = self.spec
+        hw = s.height * s.width
+        ops: list = []
+        for k, (a, n) in enumerate(s.globals_):
+            ops.append((INPUT if k == 0 else CONCAT_INPUT, [a, n], []))
+        if s.globals_:
+            ops.append((STORE, [1], []))
+        for k, (a, c) in enumerate(s.planes):
+            ops.append((INPUT if k == 0 else CONCAT_INPUT, [a, c * hw], []))
+        ops.append((TO_HWC, [sum(c for _, c in s.planes), s.height, s.width], []))
+        ops.append(_conv_op(*_fold(self.stem), s.height, s.width))
+        ops.append((RELU, [], []))
+        for a, b in self.blocks:
+            ops.append((STORE, [0], []))
+            ops.append(_conv_op(*_fold(a), s.height, s.width))
+            ops.append((RELU, [], []))
+            ops.append(_conv_op(*_fold(b), s.height, s.width))
+            ops.append((ADD, [0], []))
+            ops.append((RELU, [], []))
+        ops.append((STORE, [2], []))
+        if self.policy_conv is not None:
+            ops.append(_conv_op(self.policy_conv.weight, self.policy_conv.bias, s.height, s.width))
+            ops.append((TO_CHW, [s.policy_planes, s.height, s.width], []))
+            ops.append((OUTPUT, [s.policy_before], []))
+            ops.append((LOAD, [2], []))
+        ops.append((GLOBAL_AVG_POOL, [s.channels, hw], []))
+        if s.globals_:
+            ops.append((CONCAT, [1], []))
+        ops.append(_dense_op(self.features))
+        ops.append((RELU, [], []))
+        ops.append((STORE, [3], []))
+        first = True
+        for lin, offset in [(self.before, 0), (self.after, s.policy_len - s.policy_after), (self.value, s.policy_len)]:
+            if lin is None:
+                continue
+            if not first:
+                ops.append((LOAD, [3], []))
+            first = False
+            ops.append(_dense_op(lin))
+            ops.append((OUTPUT, [offset], []))
+        return ops
+
+
+class MlpNet(nn.Module):
+    """Dense layers with ReLU between them: read back by the kit as an ``Mlp``."""
+
+    def __init__(self, inputs: int, hidden: list, policy_len: int, value_len: int):
+        super().__init__()
+        self.inputs, self.policy_len, self.value_len = inputs, policy_len, value_len
+        widths = [inputs, *hidden, policy_len + value_len]
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(widths, widths[1:]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for k, lin in enumerate(self.layers):
+            if k > 0:
+                x = torch.relu(x)
+            x = lin(x)
+        return x
+
+    @torch.no_grad()
+    def graph(self) -> list:
+        ops: list = [(INPUT, [0, self.inputs], [])]
+        for k, lin in enumerate(self.layers):
+            if k > 0:
+                ops.append((RELU, [], []))
+            ops.append(_dense_op(lin))
+        ops.append((OUTPUT, [0], []))
+        return ops
+
+
+def make_net(game: str, **kw) -> nn.Module:
+    """The default network of ``game`` (``caravan``: a :class:`TowerNet`;
+    ``korovan``: a 128-128 :class:`MlpNet`)."""
+    if game == "caravan":
+        return TowerNet(caravan_spec(**kw))
+    if game == "korovan":
+        return MlpNet(KOROVAN_INPUTS, kw.get("hidden", [128, 128]), KOROVAN_POLICY, KOROVAN_VALUE)
+    raise ValueError(f"unknown game {game!r} (caravan, korovan)")
+
+
+def heads(net: nn.Module) -> tuple:
+    """``(policy_len, value_len)`` of a network of this module."""
+    if isinstance(net, TowerNet):
+        return net.spec.policy_len, net.spec.value_len
+    return net.policy_len, net.value_len

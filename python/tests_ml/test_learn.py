@@ -1,0 +1,186 @@
+"""Issue 31: the PyTorch networks exported as BGNN version 2 give the
+Rust forward pass's outputs to 1e-4 (parity), the Rust self-play is seeded
+and reproducible, and the expert-iteration trainer's quick mode trains,
+exports, and its network plays in Rust — reproducibly."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import korovan_caravan
+import korovan_caravan.learn
+from korovan_caravan.learn import nn_forward, nn_info, self_play
+from korovan_caravan.learn import expert_iteration
+from korovan_caravan.learn.export import to_bytes
+from korovan_caravan.learn.nets import CARAVAN_POLICY, KOROVAN_INPUTS, KOROVAN_POLICY, caravan_spec, make_net
+
+
+def randomize_batch_norms(net: torch.nn.Module, seed: int) -> None:
+    """Non-trivial running statistics and affine parameters, so that the
+    export's folding is exercised."""
+    g = torch.Generator().manual_seed(seed)
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.3)
+                m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
+                m.weight.copy_(torch.rand(m.num_features, generator=g) + 0.5)
+                m.bias.copy_(torch.randn(m.num_features, generator=g) * 0.2)
+
+
+def inputs_of(game_name: str, players: int, rows: int) -> np.ndarray:
+    """Real network inputs (from the Rust self-play) and synthetic ones."""
+    game = korovan_caravan.load_game(game_name, players=players)
+    real = self_play(game, 1, 5, teacher="random")["inputs"][:rows]
+    rng = np.random.default_rng(3)
+    synthetic = (rng.random((4, real.shape[1])) < 0.2).astype(np.float32) * rng.normal(size=(4, real.shape[1])).astype(
+        np.float32
+    )
+    return np.concatenate([real, synthetic]).astype(np.float32)
+
+
+@pytest.mark.parametrize("game_name,players", [("caravan", 2), ("korovan", 5)])
+def test_pytorch_and_rust_agree_to_1e_4(game_name, players):
+    torch.manual_seed(0)
+    kw = {"channels": 8, "blocks": 2} if game_name == "caravan" else {}
+    net = make_net(game_name, **kw)
+    randomize_batch_norms(net, 1)
+    net.eval()
+    weights = to_bytes(net, game_name, "parity test")
+    info = nn_info(weights)
+    assert info["game"] == game_name and info["text"] == "parity test"
+    assert info["kind"] == ("graph" if game_name == "caravan" else "mlp")
+    assert info["parameters"] == sum(p.numel() for p in net.parameters() if p.requires_grad) - sum(
+        m.weight.numel() + m.bias.numel() for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)
+    ) + sum(m.num_features for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d))
+    x = inputs_of(game_name, players, 12)
+    assert x.shape[1] == info["inputs"]
+    with torch.no_grad():
+        expected = net(torch.from_numpy(x)).numpy()
+    got = nn_forward(weights, x)
+    assert got.shape == expected.shape == (x.shape[0], info["outputs"])
+    assert np.abs(expected).max() > 0.1, "a degenerate network would prove nothing"
+    diff = np.abs(got - expected).max()
+    assert diff < 1e-4, f"max |rust - torch| = {diff}"
+
+
+def test_the_default_networks_fit_and_stay_under_2_mb():
+    for game_name in ("caravan", "korovan"):
+        weights = to_bytes(make_net(game_name), game_name)
+        assert len(weights) <= 2 << 20, (game_name, len(weights))
+        info = nn_info(weights)
+        policy = CARAVAN_POLICY if game_name == "caravan" else KOROVAN_POLICY
+        assert info["policy_len"] == policy
+    assert caravan_spec().inputs == 2526 and KOROVAN_INPUTS == 303
+
+
+def test_bad_weights_are_value_errors():
+    weights = bytearray(to_bytes(make_net("korovan"), "korovan"))
+    weights[len(weights) // 2] ^= 0x10
+    with pytest.raises(ValueError, match="weights"):
+        nn_forward(bytes(weights), np.zeros((1, KOROVAN_INPUTS), np.float32))
+    with pytest.raises(ValueError, match="columns"):
+        nn_forward(to_bytes(make_net("korovan"), "korovan"), np.zeros((1, 5), np.float32))
+    with pytest.raises(ValueError, match="version"):
+        nn_info(b"BGNN\x01\x00" + bytes(40))
+
+
+def test_self_play_is_seeded_and_its_targets_are_consistent():
+    game = korovan_caravan.load_game("korovan", players=5)
+    a = self_play(game, 6, 11, teacher="heuristic", threads=1)
+    b = self_play(game, 6, 11, teacher="heuristic", threads=2)
+    c = self_play(game, 6, 12, teacher="heuristic", threads=1)
+    for k in ("inputs", "masks", "policy", "value", "seats", "games"):
+        assert np.array_equal(a[k], b[k]), k
+    assert not np.array_equal(a["inputs"][:50], c["inputs"][:50]) or a["inputs"].shape != c["inputs"].shape
+    rows = a["inputs"].shape[0]
+    assert rows > 6 and a["masks"].shape == (rows, KOROVAN_POLICY) and a["value"].shape == (rows, 9)
+    assert set(np.unique(a["games"])) == set(range(6))
+    np.testing.assert_allclose(a["policy"].sum(axis=1), 1.0, atol=1e-5)
+    assert not (a["policy"][~a["masks"]] > 0).any(), "targets only on legal actions"
+    np.testing.assert_allclose(a["value"].sum(axis=1), 1.0, atol=1e-5)
+    assert (a["value"][:, 5:] == 0).all()
+    with pytest.raises(ValueError, match="threads"):
+        self_play(game, 1, 0, threads=0)
+    with pytest.raises(ValueError, match="games"):
+        self_play(game, 0, 0)
+    with pytest.raises(ValueError, match="teacher"):
+        self_play(game, 1, 0, teacher="no-such-agent")
+
+
+def test_search_self_play_with_an_exported_network_is_reproducible():
+    torch.manual_seed(2)
+    weights = to_bytes(make_net("caravan", channels=4, blocks=1), "caravan")
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=6)
+    a = self_play(game, 2, 7, weights=weights, iterations=4, threads=2)
+    b = self_play(game, 2, 7, weights=weights, iterations=4, threads=1)
+    for k in ("inputs", "masks", "policy", "value"):
+        assert np.array_equal(a[k], b[k]), k
+    assert a["policy"].shape[1] == CARAVAN_POLICY and a["inputs"].shape[0] > 10
+    assert not (a["policy"][~a["masks"]] > 0).any()
+    with pytest.raises(ValueError, match="does not fit"):
+        self_play(korovan_caravan.load_game("korovan", players=5), 1, 0, weights=weights)
+
+
+def test_checkpoint_samples_pack_and_unpack_exactly():
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=4)
+    data = self_play(game, 1, 3, teacher="heuristic")
+    sample = {k: data[k] for k in ("inputs", "masks", "policy", "value")}
+    packed = expert_iteration.pack(sample)
+    back = expert_iteration.unpack(packed)
+    for k in sample:
+        assert back[k].dtype == sample[k].dtype and np.array_equal(back[k], sample[k]), k
+    dense = sum(a.nbytes for a in sample.values())
+    stored = sum(sum(x.nbytes for x in v if isinstance(x, np.ndarray)) for v in packed.values())
+    assert stored < dense / 4, (stored, dense)
+
+
+def test_the_trainer_refuses_bad_settings_before_any_work(tmp_path):
+    out = tmp_path / "run"
+    for bad in (["--lr", "0"], ["--lr", "nan"], ["--threads", "0"], ["--games", "0"], ["--init", str(tmp_path)]):
+        assert expert_iteration.main(["--game", "korovan", "--out", str(out), *bad]) == 2, bad
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert expert_iteration.main(["--game", "korovan", "--out", str(blocker)]) == 2
+    assert not out.exists(), "nothing is created before the settings are checked"
+
+
+def test_quick_expert_iteration_is_reproducible_and_its_network_plays(tmp_path):
+    runs = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        argv = ["--game", "caravan", "--quick", "--out", str(out), "--seed", "1000000", "--threads", "2"]
+        assert expert_iteration.main(argv) == 0
+        runs.append((out / "latest.bgnn").read_bytes())
+        assert (out / "round-000.bgnn").exists() and (out / "round-001.bgnn").exists()
+    assert runs[0] == runs[1], "the same command gives the same weights"
+    info = nn_info(runs[0])
+    assert info["game"] == "caravan" and info["kind"] == "graph"
+    # The exported network plays whole games in Rust (greedy policy inside the search).
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=8)
+    data = self_play(game, 2, 99, weights=runs[0], iterations=2, threads=2)
+    assert data["inputs"].shape[0] > 10
+    # Measured against the heuristic by the Rust match (seats rotating).
+    shares, players = korovan_caravan.learn.nn_match(game, runs[0], "heuristic", 4, 1_000_000, threads=2)
+    assert players == 2 and shares.shape == (4,) and ((shares >= 0) & (shares <= 1)).all()
+    again, _ = korovan_caravan.learn.nn_match(game, runs[0], "heuristic", 4, 1_000_000, threads=1, iterations=2)
+    assert again.shape == (4,)
+    with pytest.raises(ValueError, match="not both"):
+        korovan_caravan.learn.nn_match(game, runs[0], "heuristic", 1, 0, iterations=2, millis=2)
+    out_json = tmp_path / "weights.bgnn"
+    out_json.write_bytes(runs[0])
+    from korovan_caravan.learn import evaluate
+
+    assert evaluate.main(["--game", "caravan", "--weights", str(out_json), "--games", "2", "--against", "random"]) == 0
+    assert evaluate.main(["--game", "caravan", "--weights", str(tmp_path), "--games", "2"]) == 2
+    # Resume: one more round from the checkpoint.
+    out = tmp_path / "run0"
+    assert expert_iteration.main(["--game", "caravan", "--quick", "--out", str(out), "--seed", "1000000", "--rounds", "3", "--resume"]) == 0
+    assert (out / "round-002.bgnn").exists()
+    straight = tmp_path / "straight"
+    assert expert_iteration.main(["--game", "caravan", "--quick", "--out", str(straight), "--seed", "1000000", "--rounds", "3", "--threads", "2"]) == 0
+    assert (straight / "latest.bgnn").read_bytes() == (out / "latest.bgnn").read_bytes(), "a resumed run is the run"
