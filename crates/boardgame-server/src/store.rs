@@ -10,7 +10,9 @@
 //! takes every save waiting, writes them all in one transaction (each in a
 //! savepoint of its own, so that one refused save does not take the others
 //! with it), commits once, and only then answers them — the tables' commits
-//! are grouped.
+//! are grouped. A second thread copies the WAL into the database file now
+//! and then (a passive checkpoint, which does not stop the committer) and
+//! holds the data folder's lock (one server per folder).
 //!
 //! Every row carries a checksum: a table's covers its id, game, creation
 //! time, seats and record; an action's is chained, over the previous row's
@@ -54,6 +56,13 @@ const MAX_BATCH: usize = 4096;
 /// How long a statement waits for another connection's lock (a backup, a
 /// `sqlite3` shell) before it fails.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How often the WAL is copied into the database file (off the
+/// committer's thread).
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The WAL file is cut back to this size after it is reset.
+const WAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 
 /// How long a server waits for another that holds the data folder's lock
 /// (a server stopping, or the same process's previous server closing).
@@ -193,18 +202,40 @@ pub(crate) struct Opened {
 pub(crate) struct Store {
     tx: mpsc::Sender<Job>,
     committer: Option<std::thread::JoinHandle<()>>,
+    /// Stops the checkpointer when dropped.
+    stop: mpsc::Sender<()>,
+    checkpointer: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for Store {
-    /// Stops the committer once it has answered every save sent, and waits
-    /// for it to close the database (so that it is closed when the server
-    /// is dropped).
+    /// Stops the committer once it has answered every save sent, then the
+    /// checkpointer, and waits for both to close the database (so that it
+    /// is closed, and the folder's lock released, when the server is
+    /// dropped).
     fn drop(&mut self) {
         self.tx = mpsc::channel().0;
         if let Some(committer) = self.committer.take() {
             let _ = committer.join();
         }
+        self.stop = mpsc::channel().0;
+        if let Some(checkpointer) = self.checkpointer.take() {
+            let _ = checkpointer.join();
+        }
     }
+}
+
+/// Copies the WAL's committed pages into the database file now and then
+/// (`PRAGMA wal_checkpoint(PASSIVE)`, which does not stop the committer),
+/// so that the committer never waits for a checkpoint. Holds the data
+/// folder's lock, and releases it last, once every connection is closed.
+fn checkpointer(conn: Connection, lock: Connection, stop: mpsc::Receiver<()>) {
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY) {
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            eprintln!("database: a checkpoint failed ({e}); the WAL keeps every change meanwhile");
+        }
+    }
+    drop(conn);
+    drop(lock);
 }
 
 /// 64-bit FNV-1a of `bytes`, from `h`.
@@ -498,8 +529,6 @@ fn write_save(conn: &Connection, known: Option<Known>, save: &Save, status: &str
 struct Committer {
     conn: Connection,
     known: HashMap<String, Known>,
-    /// The data folder's lock ([`lock`]), released after `conn` is closed.
-    _lock: Connection,
 }
 
 /// What a job does to the committer's knowledge once committed.
@@ -791,12 +820,22 @@ impl Store {
         import_legacy(&mut conn, dir, &path)?;
         let (tables, known) = load(&conn, &path)?;
         let (tx, rx) = mpsc::channel();
-        let committer = Committer { conn, known, _lock: lock };
-        let committer = std::thread::Builder::new()
-            .name("boardgame-committer".into())
-            .spawn(move || committer.run(rx))
-            .map_err(|source| StoreError::Io { path: path.clone(), source })?;
-        Ok(Opened { store: Store { tx, committer: Some(committer) }, tables })
+        let sql = |source| StoreError::Sqlite { path: path.clone(), source };
+        // Checkpoints are the checkpointer's: the committer only appends.
+        conn.query_row("PRAGMA wal_autocheckpoint = 0", [], |_| Ok(())).map_err(sql)?;
+        conn.query_row(&format!("PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}"), [], |_| Ok(())).map_err(sql)?;
+        let other = connect(&path).map_err(sql)?;
+        let (stop, stopped) = mpsc::channel();
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(f)
+                .map_err(|source| StoreError::Io { path: path.clone(), source })
+        };
+        let checkpointer = spawn("boardgame-checkpointer", Box::new(move || checkpointer(other, lock, stopped)))?;
+        let committer = Committer { conn, known };
+        let committer = spawn("boardgame-committer", Box::new(move || committer.run(rx)))?;
+        Ok(Opened { store: Store { tx, committer: Some(committer), stop, checkpointer: Some(checkpointer) }, tables })
     }
 
     async fn ask(&self, job: Job, done: oneshot::Receiver<Result<(), String>>) -> Result<(), String> {

@@ -168,8 +168,10 @@ async fn an_old_data_directory_is_imported_once_and_resumed() {
     let dir = common::temp_dir("store-legacy");
     std::fs::create_dir_all(dir.join("tables")).unwrap();
     std::fs::create_dir_all(dir.join("expired")).unwrap();
+    // Two people (no bot moves the table on behind the test's back).
     let person = "0123456789abcdef0123456789abcdef".to_string();
-    let human = json!([{ "kind": "human", "token": person }, { "kind": "random" }]);
+    let other = "fedcba9876543210fedcba9876543210".to_string();
+    let human = json!([{ "kind": "human", "token": person }, { "kind": "human", "token": other }]);
     let bots = json!([{ "kind": "random" }, { "kind": "random" }]);
     let (live, done, gone) = ("00000000000000a1", "00000000000000a2", "00000000000000a3");
     // The human's table: a file, then a later save in the journal. A whole
@@ -197,7 +199,8 @@ async fn an_old_data_directory_is_imported_once_and_resumed() {
     assert!(over(&s.view(done, None).await.1));
     assert_eq!(s.view(gone, None).await.0, StatusCode::NOT_FOUND, "an expired table stays expired");
     // The imported table plays on, its rows appended to the database.
-    let after = play(&s, live, std::slice::from_ref(&person), 1).await;
+    let after = play(&s, live, &[person.clone(), other.clone()], 1).await;
+    assert_eq!(after, 10);
     s.stop().await;
     for (path, bytes) in &old_files {
         assert_eq!(&std::fs::read(path).unwrap(), bytes, "{} is left in place, unchanged", path.display());
