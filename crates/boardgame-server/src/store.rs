@@ -1,9 +1,11 @@
 //! Persistence: an SQLite database, `<dir>/tables.db` (issue 29).
 //!
 //! A table is a row of `tables` (its id, game, seats with their secrets,
-//! and the kit's game record without its actions); each of its actions is a
-//! row of `actions`. A save appends the actions the database does not have
-//! yet; it does not rewrite the table. The database is in WAL mode with
+//! and the kit's game record without its actions) and a row of `heads` (how
+//! many actions it has); each of its actions is a row of `actions`,
+//! appended at the end of that table (so that the actions of a batch of
+//! saves share their pages). A save appends the actions the database does
+//! not have yet and updates the count; it does not rewrite the table. The database is in WAL mode with
 //! `synchronous=FULL`: a transaction is on disk once it is committed.
 //!
 //! Every save goes to one committer thread, which owns the connection. It
@@ -17,7 +19,7 @@
 //! Every row carries a checksum: a table's covers its id, game, creation
 //! time, seats and record; an action's is chained, over the previous row's
 //! (a digest of the table's id for the first action), its step and its
-//! action id; and the table row counts its actions. At start the database must pass
+//! action id; and `heads` counts them. At start the database must pass
 //! `PRAGMA quick_check` (else it is refused and left untouched); then a
 //! table whose rows do not match their checksums, or whose record does not
 //! replay ([`Store::set_aside`]), is set aside: its status says so and why,
@@ -81,19 +83,22 @@ CREATE TABLE tables (
     created    INTEGER NOT NULL,
     seats      TEXT NOT NULL,
     record     TEXT NOT NULL,
-    steps      INTEGER NOT NULL,
     status     TEXT NOT NULL DEFAULT 'live',
     status_why TEXT,
     status_at  INTEGER,
     checksum   INTEGER NOT NULL
 );
+CREATE TABLE heads (
+    table_key INTEGER PRIMARY KEY REFERENCES tables(key),
+    steps     INTEGER NOT NULL
+);
 CREATE TABLE actions (
+    seq       INTEGER PRIMARY KEY,
     table_key INTEGER NOT NULL REFERENCES tables(key),
     step      INTEGER NOT NULL,
     action    INTEGER NOT NULL,
-    checksum  INTEGER NOT NULL,
-    PRIMARY KEY (table_key, step)
-) WITHOUT ROWID;
+    checksum  INTEGER NOT NULL
+);
 ";
 
 /// A seat as kept in the database.
@@ -248,6 +253,11 @@ const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 /// FNV-1a of each part, each preceded by its length.
 fn digest(parts: &[&[u8]]) -> u64 {
     parts.iter().fold(FNV_START, |h, p| fnv(fnv(h, &(p.len() as u64).to_le_bytes()), p))
+}
+
+/// The same 64 bits, unsigned.
+fn unsigned(n: i64) -> u64 {
+    u64::from_le_bytes(n.to_le_bytes())
 }
 
 /// SQLite integers are signed: the same 64 bits.
@@ -486,8 +496,8 @@ fn write_save(conn: &Connection, known: Option<Known>, save: &Save, status: &str
         None => {
             let sum = checksum();
             conn.prepare_cached(
-                "INSERT INTO tables (id, game, created, seats, record, steps, status, status_at, checksum) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7, ?8)",
+                "INSERT INTO tables (id, game, created, seats, record, status, status_at, checksum) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
             .execute(params![
                 save.id,
@@ -499,7 +509,9 @@ fn write_save(conn: &Connection, known: Option<Known>, save: &Save, status: &str
                 unix_now(),
                 sum
             ])?;
-            Known { key: conn.last_insert_rowid(), steps: 0, last: chain_start(&save.id), header }
+            let key = conn.last_insert_rowid();
+            conn.prepare_cached("INSERT INTO heads (table_key, steps) VALUES (?1, 0)")?.execute([key])?;
+            Known { key, steps: 0, last: chain_start(&save.id), header }
         }
     };
     let have = usize::try_from(k.steps).unwrap_or(usize::MAX);
@@ -520,7 +532,8 @@ fn write_save(conn: &Connection, known: Option<Known>, save: &Save, status: &str
             k.last = sum;
             k.steps += 1;
         }
-        conn.prepare_cached("UPDATE tables SET steps = ?1 WHERE key = ?2")?.execute(params![signed(k.steps), k.key])?;
+        conn.prepare_cached("UPDATE heads SET steps = ?1 WHERE table_key = ?2")?
+            .execute(params![signed(k.steps), k.key])?;
     }
     Ok(k)
 }
@@ -634,24 +647,26 @@ impl Committer {
     }
 }
 
-/// Reads a live table's rows back, checking every checksum; `Err` says why
-/// the table cannot be served.
-fn read_table(conn: &Connection, row: &TableRow) -> Result<(StoredTable, Known), String> {
+/// A table's action rows, in the order they were appended: (step, action,
+/// checksum), or why one cannot be read.
+type ActionRows = Result<Vec<(u64, u64, i64)>, String>;
+
+/// Reads a live table back from its row and its action rows, checking every
+/// checksum; `Err` says why the table cannot be served.
+fn read_table(row: &TableRow, rows: Option<&ActionRows>) -> Result<(StoredTable, Known), String> {
     let sum = table_checksum(&row.id, &row.game, row.created, &row.seats, &row.record);
     if sum != row.checksum {
         return Err("its row does not match its checksum (the file was damaged)".into());
     }
-    let mut st = conn
-        .prepare_cached("SELECT step, action, checksum FROM actions WHERE table_key = ?1 ORDER BY step")
-        .map_err(|e| e.to_string())?;
-    let rows = st
-        .query_map([row.key], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)))
-        .map_err(|e| e.to_string())?;
-    let mut actions = Vec::new();
+    let Some(steps) = row.steps else { return Err("its count of actions (heads) is missing".into()) };
+    let rows = match rows {
+        Some(Ok(rows)) => rows.as_slice(),
+        Some(Err(e)) => return Err(e.clone()),
+        None => &[],
+    };
+    let mut actions = Vec::with_capacity(rows.len());
     let mut last = chain_start(&row.id);
-    for (i, r) in rows.enumerate() {
-        let (step, action, checksum) = r.map_err(|e| format!("action row {i}: {e}"))?;
-        let (step, action) = (u64::from_le_bytes(step.to_le_bytes()), u64::from_le_bytes(action.to_le_bytes()));
+    for (i, &(step, action, checksum)) in rows.iter().enumerate() {
         if step != i as u64 {
             return Err(format!("action {i} is missing (the next row is step {step})"));
         }
@@ -661,8 +676,8 @@ fn read_table(conn: &Connection, row: &TableRow) -> Result<(StoredTable, Known),
         last = checksum;
         actions.push(Value::from(action));
     }
-    if actions.len() as u64 != row.steps {
-        return Err(format!("the table counts {} actions, {} rows are kept", row.steps, actions.len()));
+    if actions.len() as u64 != steps {
+        return Err(format!("the table counts {steps} actions, {} rows are kept", actions.len()));
     }
     let seats: Vec<StoredSeat> = serde_json::from_str(&row.seats).map_err(|e| format!("its seats: {e}"))?;
     let Ok(Value::Object(mut record)) = serde_json::from_str::<Value>(&row.record) else {
@@ -670,7 +685,7 @@ fn read_table(conn: &Connection, row: &TableRow) -> Result<(StoredTable, Known),
     };
     record.insert("actions".into(), Value::Array(actions));
     let header = digest(&[row.seats.as_bytes(), row.record.as_bytes()]);
-    let known = Known { key: row.key, steps: row.steps, last, header };
+    let known = Known { key: row.key, steps, last, header };
     Ok((
         StoredTable {
             format: STORE_FORMAT,
@@ -692,7 +707,8 @@ struct TableRow {
     created: u64,
     seats: String,
     record: String,
-    steps: u64,
+    /// From `heads`.
+    steps: Option<u64>,
     checksum: i64,
 }
 
@@ -702,7 +718,8 @@ fn load(conn: &Connection, path: &Path) -> Result<(Vec<StoredTable>, HashMap<Str
     let sql = |source| StoreError::Sqlite { path: path.to_path_buf(), source };
     let mut st = conn
         .prepare(
-            "SELECT key, id, game, created, seats, record, steps, checksum FROM tables \
+            "SELECT key, id, game, created, seats, record, heads.steps, checksum \
+             FROM tables LEFT JOIN heads ON heads.table_key = key \
              WHERE status = 'live' ORDER BY created, id",
         )
         .map_err(sql)?;
@@ -715,13 +732,44 @@ fn load(conn: &Connection, path: &Path) -> Result<(Vec<StoredTable>, HashMap<Str
                 created: u64::try_from(r.get::<_, i64>(3)?).unwrap_or_default(),
                 seats: r.get(4)?,
                 record: r.get(5)?,
-                steps: u64::try_from(r.get::<_, i64>(6)?).unwrap_or(u64::MAX),
+                steps: r.get::<_, Option<i64>>(6)?.map(|n| u64::try_from(n).unwrap_or(u64::MAX)),
                 checksum: r.get(7)?,
             })
         })
         .map_err(sql)?
         .collect();
     drop(st);
+    // Every action row, in the order appended (one pass over the file).
+    let mut actions: HashMap<i64, ActionRows> = HashMap::new();
+    let mut st = conn.prepare("SELECT table_key, step, action, checksum FROM actions ORDER BY seq").map_err(sql)?;
+    let mut scan = st.query([]).map_err(sql)?;
+    let mut unreadable = 0u64;
+    loop {
+        let r = match scan.next() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                eprintln!("database: the action rows cannot be read to their end ({e})");
+                break;
+            }
+        };
+        let Ok(key) = r.get::<_, i64>(0) else {
+            unreadable += 1;
+            continue;
+        };
+        let fields = (|| Ok::<_, rusqlite::Error>((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?)))();
+        let entry = actions.entry(key).or_insert_with(|| Ok(Vec::new()));
+        match (fields, entry) {
+            (Ok((step, action, sum)), Ok(list)) => list.push((unsigned(step), unsigned(action), sum)),
+            (Err(e), entry) => *entry = Err(format!("an action row cannot be read ({e})")),
+            (Ok(_), Err(_)) => {}
+        }
+    }
+    drop(scan);
+    drop(st);
+    if unreadable > 0 {
+        eprintln!("database: {unreadable} action rows name no table that can be read; they are not served");
+    }
     let mut tables = Vec::new();
     let mut known = HashMap::new();
     let mut aside = Vec::new();
@@ -733,7 +781,7 @@ fn load(conn: &Connection, path: &Path) -> Result<(Vec<StoredTable>, HashMap<Str
                 continue;
             }
         };
-        match read_table(conn, &row) {
+        match read_table(&row, actions.get(&row.key)) {
             Ok((t, k)) => {
                 known.insert(t.id.clone(), k);
                 tables.push(t);
@@ -889,8 +937,10 @@ pub(crate) fn purge_expired(dir: &Path) -> Result<usize, StoreError> {
     let sql = |source| StoreError::Sqlite { path: path.clone(), source };
     let mut conn = connect(&path).map_err(sql)?;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql)?;
-    tx.execute("DELETE FROM actions WHERE table_key IN (SELECT key FROM tables WHERE status = 'expired')", [])
-        .map_err(sql)?;
+    for rows in ["actions", "heads"] {
+        let purge = format!("DELETE FROM {rows} WHERE table_key IN (SELECT key FROM tables WHERE status = 'expired')");
+        tx.execute(&purge, []).map_err(sql)?;
+    }
     let n = tx.execute("DELETE FROM tables WHERE status = 'expired'", []).map_err(sql)?;
     tx.commit().map_err(sql)?;
     Ok(n)

@@ -132,8 +132,14 @@ async fn a_changed_or_copied_table_row_is_set_aside() {
     db.busy_timeout(Duration::from_secs(10)).unwrap();
     db.execute("UPDATE tables SET id = ?1 WHERE id = ?2", [&new_id, &flipped.0]).unwrap();
     db.execute(
-        "INSERT INTO tables (id, game, created, seats, record, steps, checksum)
-         SELECT '0000000000000001', game, created, seats, record, steps, checksum FROM tables WHERE id = ?1",
+        "INSERT INTO tables (id, game, created, seats, record, checksum)
+         SELECT '0000000000000001', game, created, seats, record, checksum FROM tables WHERE id = ?1",
+        [&copied.0],
+    )
+    .unwrap();
+    db.execute(
+        "INSERT INTO heads SELECT (SELECT key FROM tables WHERE id = '0000000000000001'), steps
+         FROM heads JOIN tables ON key = table_key WHERE id = ?1",
         [&copied.0],
     )
     .unwrap();

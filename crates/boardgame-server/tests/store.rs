@@ -84,7 +84,7 @@ async fn a_table_whose_rows_do_not_replay_is_set_aside_and_kept() {
         rusqlite::params![key, steps as i64, illegal as i64, sum],
     )
     .unwrap();
-    conn.execute("UPDATE tables SET steps = steps + 1 WHERE key = ?1", [key]).unwrap();
+    conn.execute("UPDATE heads SET steps = steps + 1 WHERE table_key = ?1", [key]).unwrap();
     drop(conn);
     for start in 0..2 {
         let s = common::start(config(&dir)).await;

@@ -39,7 +39,7 @@ async fn saves_append_rows_and_survive_reopening() {
     let refused = opened.store.save(&table(id, 4)).await.unwrap_err();
     assert!(refused.contains("5 actions are kept"), "{refused}");
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 5, "one row per action, each written once");
-    assert_eq!(query::<i64>(&dir, "SELECT steps FROM tables"), 5);
+    assert_eq!(query::<i64>(&dir, "SELECT steps FROM heads"), 5);
     assert_eq!(query::<String>(&dir, "PRAGMA journal_mode"), "wal");
     drop(opened);
     let opened = Store::open(&dir).unwrap();
@@ -59,6 +59,7 @@ async fn saves_append_rows_and_survive_reopening() {
     assert_eq!(query::<String>(&dir, &format!("SELECT status FROM tables WHERE id = '{id}'")), "expired");
     assert_eq!(purge_expired(&dir).unwrap(), 1);
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM tables"), 1, "only the expired table is purged");
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM heads"), 1);
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 2);
     assert_eq!(Store::open(&dir).unwrap().tables.len(), 1);
     let _ = fs::remove_dir_all(&dir);
@@ -98,8 +99,9 @@ async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
         "UPDATE actions SET action = action + 1 WHERE step = 2 AND table_key = (SELECT key FROM tables WHERE id = '00000000000000a1');
          DELETE FROM actions WHERE step = 3 AND table_key = (SELECT key FROM tables WHERE id = '00000000000000a2');
          UPDATE tables SET seats = replace(seats, '\"x\"', '\"y\"') WHERE id = '00000000000000a3';
-         INSERT INTO tables (id, game, created, seats, record, steps, checksum)
-             SELECT '00000000000000b4', game, created, seats, record, steps, checksum FROM tables WHERE id = '00000000000000a4';",
+         INSERT INTO tables (id, game, created, seats, record, checksum)
+             SELECT '00000000000000b4', game, created, seats, record, checksum FROM tables WHERE id = '00000000000000a4';
+         INSERT INTO heads SELECT key, 3 FROM tables WHERE id = '00000000000000b4';",
     );
     let opened = Store::open(&dir).unwrap();
     let ids: Vec<&str> = opened.tables.iter().map(|t| t.id.as_str()).collect();
