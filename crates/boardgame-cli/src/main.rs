@@ -41,7 +41,7 @@ Examples:
   boardgame replay game.json --step --lang ru
   boardgame perft caravan --players 2 --depth 4
   boardgame bench
-  boardgame serve --addr 127.0.0.1:8080 --data tables/   play in the browser
+  boardgame serve --addr 127.0.0.1:8080                   play in the browser (tables kept in ./boardgame-data/)
   boardgame train caravan -p 2 --out caravan.bgnn --curve curve.json   (see docs/learning.md)
   boardgame balance korovan --players 3..9 --games 2000 --out report   (add --sweep deck.scout=0..8, --worth)";
 

@@ -17,10 +17,18 @@ pub struct ServeArgs {
     /// The address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
-    /// Keep every table in this directory and resume unfinished tables on
-    /// restart (without it, tables live in memory only).
-    #[arg(long, value_name = "DIR")]
-    data: Option<PathBuf>,
+    /// Keep every table in this folder (the SQLite database `DIR/tables.db`)
+    /// and resume unfinished tables on restart.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA, conflicts_with = "memory")]
+    data: PathBuf,
+    /// Keep tables in memory only (lost when the server stops): for tests
+    /// and demos.
+    #[arg(long)]
+    memory: bool,
+    /// Before serving, delete the rows of every expired table from the
+    /// database (they are kept, marked expired, until then).
+    #[arg(long, conflicts_with = "memory")]
+    purge_expired: bool,
     /// The most tables alive at once (1 to 1000000).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_tables: u64,
@@ -34,24 +42,38 @@ pub struct ServeArgs {
     bot_delay_ms: u64,
 }
 
+/// The data folder by default, in the working directory.
+const DEFAULT_DATA: &str = "boardgame-data";
+
 /// The longest `--idle-minutes`.
 const MINUTES_PER_YEAR: u64 = 365 * 24 * 60;
 
 /// Runs the server until Ctrl-C.
 ///
 /// # Errors
-/// A runtime error when the address cannot be bound or the data directory
-/// cannot be read.
+/// A runtime error when the address cannot be bound, or the data folder
+/// cannot be read or its database is damaged (refused, left untouched).
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
+    let data = (!args.memory).then(|| std::path::absolute(&args.data).unwrap_or_else(|_| args.data.clone()));
+    if args.purge_expired
+        && let Some(dir) = &data
+    {
+        if boardgame_server::database_path(dir).exists() {
+            let n = boardgame_server::purge_expired(dir).map_err(|e| CliError::Runtime(format!("serve: {e}")))?;
+            eprintln!("purged {n} expired tables from {}", boardgame_server::database_path(dir).display());
+        } else {
+            eprintln!("no database in {} yet: nothing to purge", dir.display());
+        }
+    }
     let config = ServerConfig {
-        data_dir: args.data.clone(),
+        data_dir: data.clone(),
         max_tables: usize::try_from(args.max_tables).unwrap_or(usize::MAX),
         // In range by the parser: at most a year of minutes.
         idle_expiry: Duration::from_secs(args.idle_minutes.saturating_mul(60)),
         bot_delay: Duration::from_millis(args.bot_delay_ms),
         ..ServerConfig::default()
     };
-    let data = args.data.map(|d| d.display().to_string());
+    let data = data.map(|d| boardgame_server::database_path(&d).display().to_string());
     Server::builder(config)
         .game::<korovan_core::Korovan>()
         .game::<caravan_core::Caravan>()
@@ -61,7 +83,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
             let _ = writeln!(out, "boardgame serve: open http://{addr}/ (Ctrl-C stops)");
             let _ = match &data {
                 Some(d) => writeln!(out, "tables are kept in {d} and resumed on restart"),
-                None => writeln!(out, "tables live in memory only (use --data DIR to keep them)"),
+                None => writeln!(out, "tables live in memory only (--memory); they are lost when the server stops"),
             };
             let _ = out.flush();
         })

@@ -28,7 +28,7 @@ fn http(addr: &str, request: &str) -> (String, String) {
 #[test]
 fn serve_prints_its_address_and_answers() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--bot-delay-ms", "0"])
+        .args(["serve", "--addr", "127.0.0.1:0", "--bot-delay-ms", "0", "--memory"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -40,7 +40,7 @@ fn serve_prints_its_address_and_answers() {
     lines.read_line(&mut line).unwrap();
     let mut second = String::new();
     lines.read_line(&mut second).unwrap();
-    assert!(second.contains("memory only"), "without --data the tables are not kept: {second}");
+    assert!(second.contains("memory only"), "with --memory the tables are not kept: {second}");
     let url =
         line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("no address in {line:?}"));
     let addr = url.trim_start_matches("http://").trim_end_matches('/');
@@ -93,7 +93,8 @@ fn serve_refuses_limits_out_of_range() {
 }
 
 /// Issue 22 item 5: a copy of a table's file under another name is refused
-/// at start-up with a message that says which file and why.
+/// with a message that says which file and why — now when an old data
+/// directory is imported into the database (issue 29).
 #[test]
 fn serve_refuses_a_copied_table_file() {
     let dir = std::env::temp_dir().join(format!("bg-cli-copy-{}", std::process::id()));
@@ -119,8 +120,110 @@ fn serve_refuses_a_copied_table_file() {
     let mut err = String::new();
     BufReader::new(stderr).read_to_string(&mut err).unwrap();
     assert!(
-        err.contains("copy-of-aa.json") && err.contains("00000000000000aa") && err.contains("not resumed"),
+        err.contains("copy-of-aa.json") && err.contains("00000000000000aa") && err.contains("not imported"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Starts `boardgame serve` in `cwd` with `args`; the child, its address and
+/// the second line it printed.
+fn start_in(cwd: &std::path::Path, args: &[&str]) -> (Killed, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--bot-delay-ms", "0"])
+        .args(args)
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let child = Killed(child);
+    let (mut first, mut second) = (String::new(), String::new());
+    lines.read_line(&mut first).unwrap();
+    lines.read_line(&mut second).unwrap();
+    let url = first.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{first:?}"));
+    (child, url.trim_start_matches("http://").trim_end_matches('/').to_string(), second)
+}
+
+/// Issue 29: with no flag, `serve` keeps its tables in `./boardgame-data/`
+/// (an SQLite database, private), says where, and a table survives a
+/// `kill -9` and a restart.
+#[test]
+fn serve_keeps_tables_in_the_working_directory_by_default() {
+    let cwd = std::env::temp_dir().join(format!("bg-cli-default-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cwd);
+    std::fs::create_dir_all(&cwd).unwrap();
+    let (child, addr, second) = start_in(&cwd, &[]);
+    let db = cwd.canonicalize().unwrap().join("boardgame-data").join("tables.db");
+    assert!(second.contains(&db.display().to_string()), "the database's path is printed: {second}");
+    let create = r#"{"game": "caravan", "players": 2, "seats": ["human", "heuristic"]}"#;
+    let (status, body) = http(
+        &addr,
+        &format!(
+            "POST /api/tables HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{create}",
+            create.len()
+        ),
+    );
+    assert!(status.contains("201"), "{status} {body}");
+    let id = body.split("\"id\":\"").nth(1).and_then(|r| r.split('"').next()).unwrap().to_string();
+    drop(child); // kill -9
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&cwd.join("boardgame-data")), 0o700);
+        assert_eq!(mode(&db), 0o600);
+    }
+    let (child, addr, _) = start_in(&cwd, &[]);
+    let (status, body) =
+        http(&addr, &format!("GET /api/tables/{id}/view HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    assert!(status.contains("200"), "the table survived the restart: {status} {body}");
+    drop(child);
+    // --purge-expired purges before serving (nothing has expired here).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--purge-expired"])
+        .current_dir(&cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (stdout, stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let child = Killed(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    assert!(line.contains("http://"), "it serves after purging: {line}");
+    drop(child);
+    let mut err = String::new();
+    BufReader::new(stderr).read_to_string(&mut err).unwrap();
+    assert!(err.contains(&format!("purged 0 expired tables from {}", db.display())), "{err}");
+    let _ = std::fs::remove_dir_all(&cwd);
+}
+
+/// Issue 29: a damaged database is refused with a clear message (exit 1)
+/// and left as it was.
+#[test]
+fn serve_refuses_a_damaged_database() {
+    let dir = std::env::temp_dir().join(format!("bg-cli-damaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let junk = b"SQLite format 3\0 and then nothing a database holds".repeat(200);
+    std::fs::write(dir.join("tables.db"), &junk).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "a runtime error");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("refusing the database") && err.contains("left untouched"), "{err}");
+    assert_eq!(std::fs::read(dir.join("tables.db")).unwrap(), junk, "the file is unchanged");
+    let o = Command::new(env!("CARGO_BIN_EXE_boardgame"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--purge-expired", "--data"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "nor purged");
+    assert_eq!(std::fs::read(dir.join("tables.db")).unwrap(), junk, "the file is unchanged");
     let _ = std::fs::remove_dir_all(&dir);
 }

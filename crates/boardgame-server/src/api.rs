@@ -193,7 +193,15 @@ impl App {
                     }
                     self.tables.write().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id, table);
                 }
-                Err(e) => eprintln!("table {id}: cannot be resumed: {e}"),
+                Err(e) => {
+                    // Its rows do not replay: set aside, kept, not served again.
+                    eprintln!("table {id}: cannot be resumed: {e}; set aside, its rows are kept");
+                    if let Some(store) = &self.shared.store
+                        && let Err(e) = store.set_aside(&id, &format!("its record does not replay: {e}")).await
+                    {
+                        eprintln!("table {id}: could not be set aside: {e}");
+                    }
+                }
             }
         }
         if live + done > 0 {
@@ -244,7 +252,7 @@ impl App {
     }
 }
 
-/// Closes idle tables now and then, moving their files to `expired/`.
+/// Closes idle tables now and then, marking them expired in the database.
 pub(crate) async fn sweep(app: Arc<App>) {
     let every = (app.shared.config.idle_expiry / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
     let mut tick = tokio::time::interval(every);

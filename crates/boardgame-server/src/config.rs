@@ -21,14 +21,16 @@ pub type AgentFactory<G> = fn(&AgentSpec) -> Result<Box<dyn Agent<G>>, AgentSpec
 /// The server's settings and limits.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Where tables are kept (a journal of every change, flushed before the
-    /// change is shown, and one file per table); `None` keeps tables in
+    /// Where tables are kept: the SQLite database `tables.db` in this
+    /// folder (every change committed to disk before it is shown; see
+    /// [`database_path`](crate::database_path)); `None` keeps tables in
     /// memory only (lost on restart).
     pub data_dir: Option<PathBuf>,
     /// The most tables alive at once; creating one more is refused (503).
     pub max_tables: usize,
     /// A table without any action for this long is closed (and, with a data
-    /// directory, its file moved to `expired/`).
+    /// directory, marked expired in the database until purged:
+    /// [`purge_expired`](crate::purge_expired)).
     pub idle_expiry: Duration,
     /// The largest request body accepted on the table API (bytes).
     pub max_body: usize,

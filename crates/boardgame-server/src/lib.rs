@@ -31,8 +31,8 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The API, the limits and the persistence format are documented in
-//! `docs/serve.md`.
+//! The API, the limits and the database (SQLite, its schema, backups) are
+//! documented in `docs/serve.md`.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -60,6 +60,25 @@ use std::sync::Arc;
 use boardgame_kit::Bots;
 
 pub use config::{AgentFactory, ServedGame, ServerConfig};
+
+/// The database file of a data directory ([`ServerConfig::data_dir`]):
+/// `data_dir/tables.db`, an SQLite database (its schema is in
+/// `docs/serve.md`).
+pub fn database_path(data_dir: &std::path::Path) -> std::path::PathBuf {
+    store::db_path(data_dir)
+}
+
+/// Deletes the rows of every expired table from the database of
+/// `data_dir`; returns how many tables were purged. Live and set-aside
+/// tables are not touched. It may run while a server serves the same
+/// directory (SQLite's locks keep them apart).
+///
+/// # Errors
+/// When there is no database there, it is damaged (it is refused and left
+/// untouched, as at start-up), or it cannot be written.
+pub fn purge_expired(data_dir: &std::path::Path) -> Result<usize, ServerError> {
+    store::purge_expired(data_dir).map_err(|e| ServerError::Io(e.into()))
+}
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -102,9 +121,12 @@ impl ServerBuilder {
     /// tokio runtime (the tables' bot tasks are spawned on it).
     ///
     /// # Errors
-    /// When the data directory cannot be created or read, two engines
-    /// share a name, or a limit is out of range ([`ServerConfig::validate`]). A table file that cannot be read is skipped with a
-    /// message on stderr, not an error.
+    /// When the data directory cannot be created or read, its database is
+    /// damaged (`PRAGMA quick_check` fails: it is refused and left
+    /// untouched), two engines share a name, or a limit is out of range
+    /// ([`ServerConfig::validate`]). A table whose rows do not check out or
+    /// do not replay is set aside (kept, not served) with a message on
+    /// stderr, not an error.
     ///
     /// On Unix it raises the process's soft limit of open files to the hard
     /// limit, and lowers `max_connections` (with a warning on stderr) when

@@ -406,9 +406,7 @@ impl<G: ServedGame> TableCell<G> {
     /// it is on disk. Called with the writer lock held.
     async fn save(&self, driver: &Driver<G>) -> Result<(), ApiError> {
         let Some(store) = &self.shared.store else { return Ok(()) };
-        let bytes = serde_json::to_vec(&self.stored(driver))
-            .map_err(|e| ApiError::internal(format!("the table cannot be serialized: {e}")))?;
-        store.save(&self.id, bytes).await.map_err(|e| {
+        store.save(&self.stored(driver)).await.map_err(|e| {
             eprintln!("table {}: could not save: {e}", self.id);
             ApiError::new(
                 axum::http::StatusCode::SERVICE_UNAVAILABLE,

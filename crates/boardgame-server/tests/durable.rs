@@ -1,7 +1,8 @@
-//! Issue 22, items 4–6: with a data directory, nothing is shown before it is
-//! on disk (people's actions, bots' and chance's), a copy of a table's file
-//! under another name is refused at start-up, and the files holding the
-//! seats' secrets are private.
+//! Issue 22, items 4–6, on the database of issue 29: with a data directory,
+//! nothing is shown before it is on disk (people's actions, bots' and
+//! chance's), a table row changed or copied under another id is set aside
+//! at start-up (never served twice), and the files holding the seats'
+//! secrets are private.
 
 mod common;
 
@@ -10,26 +11,21 @@ use std::time::Duration;
 
 use boardgame_server::ServerConfig;
 use common::{over, token};
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// The most actions of table `id` on disk: its file, or the complete lines
-/// of the journal (what a restart would read).
+/// The actions of table `id` in the database (what a restart would read:
+/// its committed rows).
 fn on_disk(dir: &Path, id: &str) -> usize {
-    let steps = |t: &Value| t["record"]["actions"].as_array().map_or(0, Vec::len);
-    let mut most = std::fs::read(dir.join("tables").join(format!("{id}.json")))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .map_or(0, |t| steps(&t));
-    if let Ok(journal) = std::fs::read(dir.join("journal.log")) {
-        for line in journal.split(|&b| b == b'\n') {
-            if let Ok(v) = serde_json::from_slice::<Value>(line)
-                && v["table"]["id"] == id
-            {
-                most = most.max(steps(&v["table"]));
-            }
-        }
-    }
-    most
+    let db = rusqlite::Connection::open_with_flags(
+        boardgame_server::database_path(dir),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    db.busy_timeout(Duration::from_secs(10)).unwrap();
+    let n: i64 = db
+        .query_row("SELECT count(*) FROM actions JOIN tables ON key = table_key WHERE id = ?1", [id], |r| r.get(0))
+        .unwrap();
+    n as usize
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -73,19 +69,22 @@ async fn nothing_is_shown_before_it_is_on_disk() {
         }
     }
     assert!(checked > 30, "{checked} views checked");
-    s.stop().await;
-    // The files hold the seats' secrets: private.
+    // The files hold the seats' secrets: private (the database and, while
+    // it is open, its WAL and shared-memory files).
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&dir), 0o700);
-        assert_eq!(mode(&dir.join("tables")), 0o700);
-        assert_eq!(mode(&dir.join("journal.log")), 0o600);
-        for f in std::fs::read_dir(dir.join("tables")).unwrap() {
-            assert_eq!(mode(&f.unwrap().path()), 0o600);
+        let db = boardgame_server::database_path(&dir);
+        assert_eq!(mode(&db), 0o600);
+        for suffix in ["-wal", "-shm"] {
+            let mut p = db.clone().into_os_string();
+            p.push(suffix);
+            assert_eq!(mode(Path::new(&p)), 0o600, "{p:?}");
         }
     }
+    s.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -105,40 +104,73 @@ async fn play_one(s: &common::TestServer, id: &str, tokens: &[String]) -> u64 {
     }
 }
 
+/// The probe of issue 29: a flipped byte of a table's id made the old
+/// journal serve a second table with the same tokens. A row whose id was
+/// changed, or a copy of a row under another id, does not match its
+/// checksum: it is set aside (kept, not served), and no two tables share
+/// their seats' tokens.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_copy_of_a_table_file_is_refused() {
+async fn a_changed_or_copied_table_row_is_set_aside() {
     let dir = common::temp_dir("copy");
     let config = || ServerConfig { data_dir: Some(dir.clone()), ..common::config() };
     let s = common::start(config()).await;
-    let c = s.create(json!({ "game": "korovan", "seats": ["human", "human", "human"] })).await;
-    let id = c["id"].as_str().unwrap().to_string();
-    let tokens: Vec<String> = (0..3).map(|i| token(&c, i)).collect();
-    play_one(&s, &id, &tokens).await;
+    let mut tables = Vec::new();
+    for _ in 0..3 {
+        let c = s.create(json!({ "game": "korovan", "seats": ["human", "human", "human"] })).await;
+        let id = c["id"].as_str().unwrap().to_string();
+        let tokens: Vec<String> = (0..3).map(|i| token(&c, i)).collect();
+        let version = play_one(&s, &id, &tokens).await;
+        tables.push((id, tokens, version));
+    }
     s.stop().await;
-    // A restart writes every table to its file; a copy is made under another
-    // name, then the table moves on.
-    common::start(config()).await.stop().await;
-    let file = dir.join("tables").join(format!("{id}.json"));
-    let copy = dir.join("tables").join("0000000000000001.json");
-    std::fs::copy(&file, &copy).unwrap();
+    let (flipped, copied, intact) = (&tables[0], &tables[1], &tables[2]);
+    // One table's id with a byte changed; a copy of another under a new id.
+    let mut new_id = flipped.0.clone().into_bytes();
+    new_id[5] = if new_id[5] == b'0' { b'1' } else { b'0' };
+    let new_id = String::from_utf8(new_id).unwrap();
+    let db = rusqlite::Connection::open(boardgame_server::database_path(&dir)).unwrap();
+    db.busy_timeout(Duration::from_secs(10)).unwrap();
+    db.execute("UPDATE tables SET id = ?1 WHERE id = ?2", [&new_id, &flipped.0]).unwrap();
+    db.execute(
+        "INSERT INTO tables (id, game, created, seats, record, checksum)
+         SELECT '0000000000000001', game, created, seats, record, checksum FROM tables WHERE id = ?1",
+        [&copied.0],
+    )
+    .unwrap();
+    db.execute(
+        "INSERT INTO heads SELECT (SELECT key FROM tables WHERE id = '0000000000000001'), steps
+         FROM heads JOIN tables ON key = table_key WHERE id = ?1",
+        [&copied.0],
+    )
+    .unwrap();
+    db.execute(
+        "INSERT INTO actions (table_key, step, action, checksum)
+         SELECT (SELECT key FROM tables WHERE id = '0000000000000001'), step, action, actions.checksum
+         FROM actions JOIN tables ON key = table_key WHERE id = ?1",
+        [&copied.0],
+    )
+    .unwrap();
+    drop(db);
     let s = common::start(config()).await;
-    let latest = play_one(&s, &id, &tokens).await;
+    for gone in [&new_id, &flipped.0, &"0000000000000001".to_string()] {
+        assert_eq!(s.view(gone, None).await.0, reqwest::StatusCode::NOT_FOUND, "{gone} is not served");
+    }
+    // The intact tables play on, each under its own id and tokens.
+    for (id, tokens, version) in [copied, intact] {
+        assert_eq!(s.view(id, Some(&tokens[0])).await.1["version"], *version);
+        play_one(&s, id, tokens).await;
+    }
     s.stop().await;
-    common::start(config()).await.stop().await;
-    let server = boardgame_server::Server::builder(config())
-        .game::<korovan_core::Korovan>()
-        .game::<caravan_core::Caravan>()
-        .build()
-        .await
-        .unwrap();
-    assert_eq!(server.table_count(), 1, "one table, not two with one id");
-    drop(server);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    // The real one, at its latest, plays on and is saved under its own name.
-    let s = common::start(config()).await;
-    assert_eq!(s.view(&id, None).await.1["version"], latest, "the copy (older) is not what is resumed");
-    play_one(&s, &id, &tokens).await;
-    s.stop().await;
-    assert!(copy.exists(), "the copy is left for its owner to look at");
+    let db = rusqlite::Connection::open(boardgame_server::database_path(&dir)).unwrap();
+    let status = |id: &str| -> String {
+        db.query_row("SELECT status || ': ' || coalesce(status_why, '') FROM tables WHERE id = ?1", [id], |r| r.get(0))
+            .unwrap()
+    };
+    assert!(status(&new_id).starts_with("set_aside: its row does not match its checksum"), "{}", status(&new_id));
+    assert!(status("0000000000000001").starts_with("set_aside"), "{}", status("0000000000000001"));
+    assert_eq!(status(&copied.0), "live: ");
+    let kept: i64 = db.query_row("SELECT count(*) FROM actions", [], |r| r.get(0)).unwrap();
+    assert!(kept as u64 >= flipped.2 + 2 * copied.2 + intact.2 + 2, "every row is kept ({kept})");
+    drop(db);
     let _ = std::fs::remove_dir_all(&dir);
 }

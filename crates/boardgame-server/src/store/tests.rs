@@ -1,0 +1,310 @@
+use super::*;
+
+fn table(id: &str, actions: u64) -> StoredTable {
+    StoredTable {
+        format: STORE_FORMAT,
+        id: id.into(),
+        game: "nim".into(),
+        created: 1,
+        seats: vec![StoredSeat { kind: "human".into(), token: Some("x".into()) }],
+        record: serde_json::json!({ "engine": "nim", "seed": 7, "actions": (0..actions).map(|a| a * 3).collect::<Vec<_>>() }),
+    }
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bg-store-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn query<T: rusqlite::types::FromSql>(dir: &Path, sql: &str) -> T {
+    let conn = Connection::open_with_flags(db_path(dir), OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn execute(dir: &Path, sql: &str) {
+    let conn = Connection::open(db_path(dir)).unwrap();
+    conn.execute_batch(sql).unwrap();
+}
+
+#[tokio::test]
+async fn saves_append_rows_and_survive_reopening() {
+    let dir = temp("append");
+    let opened = Store::open(&dir).unwrap();
+    assert!(opened.tables.is_empty());
+    let id = "00000000000000aa";
+    opened.store.save(&table(id, 3)).await.unwrap();
+    opened.store.save(&table(id, 5)).await.unwrap();
+    opened.store.save(&table(id, 5)).await.unwrap();
+    let refused = opened.store.save(&table(id, 4)).await.unwrap_err();
+    assert!(refused.contains("5 actions are kept"), "{refused}");
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 5, "one row per action, each written once");
+    assert_eq!(query::<i64>(&dir, "SELECT steps FROM heads"), 5);
+    assert_eq!(query::<String>(&dir, "PRAGMA journal_mode"), "wal");
+    drop(opened);
+    let opened = Store::open(&dir).unwrap();
+    assert_eq!(opened.tables.len(), 1);
+    assert_eq!(opened.tables[0].record, table(id, 5).record, "the record comes back whole, actions in order");
+    assert_eq!(opened.tables[0].seats[0].token.as_deref(), Some("x"));
+    // It goes on from there after a restart, then expires.
+    opened.store.save(&table(id, 7)).await.unwrap();
+    opened.store.save(&table("00000000000000bb", 2)).await.unwrap();
+    opened.store.expire(id).await.unwrap();
+    drop(opened);
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 9);
+    let opened = Store::open(&dir).unwrap();
+    assert_eq!(opened.tables.len(), 1, "an expired table is not served");
+    assert_eq!(opened.tables[0].id, "00000000000000bb");
+    drop(opened);
+    assert_eq!(query::<String>(&dir, &format!("SELECT status FROM tables WHERE id = '{id}'")), "expired");
+    assert_eq!(purge_expired(&dir).unwrap(), 1);
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM tables"), 1, "only the expired table is purged");
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM heads"), 1);
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 2);
+    assert_eq!(Store::open(&dir).unwrap().tables.len(), 1);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_changed_header_is_rewritten_with_its_checksum() {
+    let dir = temp("header");
+    let opened = Store::open(&dir).unwrap();
+    let id = "00000000000000aa";
+    opened.store.save(&table(id, 2)).await.unwrap();
+    let mut t = table(id, 4);
+    t.record["agents"] = serde_json::json!(["human"]);
+    opened.store.save(&t).await.unwrap();
+    drop(opened);
+    let opened = Store::open(&dir).unwrap();
+    assert_eq!(opened.tables.len(), 1);
+    assert_eq!(opened.tables[0].record, t.record);
+    drop(opened);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Rows changed behind the server's back (a flipped byte SQLite cannot
+/// see, an action gone, a copy of a table under another id) set the table
+/// aside: not served, its rows kept, its status saying why.
+#[tokio::test]
+async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
+    let dir = temp("aside");
+    let opened = Store::open(&dir).unwrap();
+    for (id, n) in [("00000000000000a1", 4), ("00000000000000a2", 4), ("00000000000000a3", 4), ("00000000000000a4", 3)]
+    {
+        opened.store.save(&table(id, n)).await.unwrap();
+    }
+    drop(opened);
+    execute(
+        &dir,
+        "UPDATE actions SET action = action + 1 WHERE step = 2 AND table_key = (SELECT key FROM tables WHERE id = '00000000000000a1');
+         DELETE FROM actions WHERE step = 3 AND table_key = (SELECT key FROM tables WHERE id = '00000000000000a2');
+         UPDATE tables SET seats = replace(seats, '\"x\"', '\"y\"') WHERE id = '00000000000000a3';
+         INSERT INTO tables (id, game, created, seats, record, checksum)
+             SELECT '00000000000000b4', game, created, seats, record, checksum FROM tables WHERE id = '00000000000000a4';
+         INSERT INTO heads SELECT key, 3 FROM tables WHERE id = '00000000000000b4';",
+    );
+    let opened = Store::open(&dir).unwrap();
+    let ids: Vec<&str> = opened.tables.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["00000000000000a4"], "only the intact table is served");
+    drop(opened);
+    let why =
+        |id: &str| query::<String>(&dir, &format!("SELECT status || ': ' || status_why FROM tables WHERE id = '{id}'"));
+    assert!(
+        why("00000000000000a1").starts_with("set_aside: action row 2 does not match"),
+        "{}",
+        why("00000000000000a1")
+    );
+    assert!(why("00000000000000a2").contains("counts 4 actions, 3 rows"), "{}", why("00000000000000a2"));
+    assert!(why("00000000000000a3").contains("row does not match its checksum"), "{}", why("00000000000000a3"));
+    assert!(why("00000000000000b4").contains("row does not match its checksum"), "{}", why("00000000000000b4"));
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 4 + 3 + 4 + 3, "every row is kept");
+    // Set aside for good: the next start does not serve them either.
+    assert_eq!(Store::open(&dir).unwrap().tables.len(), 1);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A damaged file is refused at start, and left as it was.
+#[tokio::test]
+async fn a_damaged_database_is_refused_and_left_untouched() {
+    let dir = temp("damaged");
+    let opened = Store::open(&dir).unwrap();
+    for i in 0..40u64 {
+        opened.store.save(&table(&format!("{i:016x}"), 30)).await.unwrap();
+    }
+    drop(opened);
+    let good = fs::read(db_path(&dir)).unwrap();
+    assert!(good.len() > 8 * 4096, "several pages ({} bytes)", good.len());
+    assert!(!dir.join(format!("{DB_FILE}-wal")).exists(), "closed cleanly: everything is in the file");
+    let page = 4096;
+    let damages: Vec<(&str, Vec<u8>)> = vec![
+        ("the header's magic", {
+            let mut b = good.clone();
+            b[3] ^= 0x20;
+            b
+        }),
+        ("page 2's b-tree type", {
+            let mut b = good.clone();
+            b[page] ^= 0xff;
+            b
+        }),
+        ("the last page's cell pointers", {
+            let mut b = good.clone();
+            let at = good.len() - page + 9;
+            b[at] ^= 0x7f;
+            b
+        }),
+        ("cut in half", good[..good.len() / 2].to_vec()),
+        ("cut a page short", good[..good.len() - page].to_vec()),
+        ("cut mid-page", good[..good.len() - 1000].to_vec()),
+        ("emptied", Vec::new()),
+    ];
+    for (what, bytes) in damages {
+        fs::write(db_path(&dir), &bytes).unwrap();
+        let Err(e) = Store::open(&dir) else { panic!("{what}: the damaged database was opened") };
+        let message = e.to_string();
+        assert!(message.starts_with("refusing the database"), "{what}: {message}");
+        assert!(message.contains("left untouched"), "{what}: {message}");
+        assert_eq!(fs::read(db_path(&dir)).unwrap(), bytes, "{what}: the file was changed");
+    }
+    fs::write(db_path(&dir), b"SQLite format 3\0 but not really, just some text").unwrap();
+    assert!(Store::open(&dir).is_err());
+    fs::write(db_path(&dir), &good).unwrap();
+    assert_eq!(Store::open(&dir).unwrap().tables.len(), 40, "the intact file opens");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Bytes flipped anywhere in the file: the store refuses it, or serves
+/// exactly what was saved for each table it serves (the tables whose rows
+/// do not check out are set aside) — never a history that was not saved.
+#[tokio::test]
+async fn flipped_bytes_never_serve_a_history_never_saved() {
+    let dir = temp("flips");
+    let opened = Store::open(&dir).unwrap();
+    let saved: Vec<StoredTable> = (0..12u64).map(|i| table(&format!("{:016x}", i + 1), 10 + i)).collect();
+    for t in &saved {
+        opened.store.save(t).await.unwrap();
+    }
+    drop(opened);
+    let good = fs::read(db_path(&dir)).unwrap();
+    let (mut refused, mut served, mut aside) = (0, 0, 0);
+    let mut lcg = 0x9e37_79b9_7f4a_7c15_u64;
+    for _ in 0..200 {
+        lcg = lcg.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let at = (lcg >> 20) as usize % good.len();
+        let mut bytes = good.clone();
+        bytes[at] ^= 1 << ((lcg >> 8) % 8);
+        fs::write(db_path(&dir), &bytes).unwrap();
+        match Store::open(&dir) {
+            Err(e) => {
+                assert!(e.to_string().starts_with("refusing the database"), "{e}");
+                refused += 1;
+            }
+            Ok(opened) => {
+                for t in &opened.tables {
+                    let same = saved.iter().find(|s| s.id == t.id);
+                    assert!(
+                        same.is_some_and(|s| s.record == t.record && s.seats[0].token == t.seats[0].token),
+                        "byte {at}: table {} is served as it was never saved",
+                        t.id
+                    );
+                }
+                served += opened.tables.len();
+                aside += saved.len() - opened.tables.len();
+            }
+        }
+        for leftover in ["-wal", "-shm"] {
+            let _ = fs::remove_file(dir.join(format!("{DB_FILE}{leftover}")));
+        }
+    }
+    println!("200 flips: {refused} refused, {served} tables served intact, {aside} not served");
+    assert!(refused > 0 && served > 0, "both outcomes were seen ({refused} refused, {served} served)");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn secrets_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp("perm");
+    fs::create_dir_all(&dir).unwrap();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    let opened = Store::open(&dir).unwrap();
+    opened.store.save(&table("00000000000000aa", 2)).await.unwrap();
+    let mode = |p: &str| fs::metadata(dir.join(p)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(""), 0o700, "an older server's folder is closed too");
+    assert_eq!(mode(DB_FILE), 0o600);
+    assert_eq!(mode(&format!("{DB_FILE}-wal")), 0o600);
+    assert_eq!(mode(&format!("{DB_FILE}-shm")), 0o600);
+    drop(opened);
+    fs::set_permissions(db_path(&dir), fs::Permissions::from_mode(0o644)).unwrap();
+    drop(Store::open(&dir).unwrap());
+    assert_eq!(mode(DB_FILE), 0o600, "a file opened up is closed again");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// An old data directory (journal and table files) is imported once and
+/// left as it was.
+#[tokio::test]
+async fn an_old_data_directory_is_imported_once() {
+    let dir = temp("legacy");
+    fs::create_dir_all(dir.join("tables")).unwrap();
+    fs::create_dir_all(dir.join("expired")).unwrap();
+    let line = |t: &StoredTable| format!("{{\"table\":{}}}\n", serde_json::to_string(t).unwrap());
+    let file = |t: &StoredTable| serde_json::to_vec(t).unwrap();
+    let (a, b, c, d) = ("00000000000000a1", "00000000000000a2", "00000000000000a3", "00000000000000a4");
+    fs::write(dir.join(format!("tables/{a}.json")), file(&table(a, 3))).unwrap();
+    fs::write(dir.join(format!("tables/{c}.json")), file(&table(c, 2))).unwrap();
+    // A copy under another name: refused, as the old server did.
+    fs::write(dir.join("tables/00000000000000ff.json"), file(&table(c, 2))).unwrap();
+    fs::write(dir.join(format!("expired/{d}.json")), file(&table(d, 1))).unwrap();
+    let journal = format!(
+        "{}{}{}{{\"expire\":\"{c}\"}}\n{{\"table\":{{\"format\":1,\"id\":\"{a}\",\"ga",
+        line(&table(a, 6)),
+        line(&table(b, 2)),
+        line(&table(a, 4)),
+    );
+    fs::write(dir.join("journal.log"), &journal).unwrap();
+    let before: Vec<(PathBuf, Vec<u8>)> =
+        ["journal.log", "tables/00000000000000a1.json", "expired/00000000000000a4.json"]
+            .iter()
+            .map(|p| (dir.join(p), fs::read(dir.join(p)).unwrap()))
+            .collect();
+    let opened = Store::open(&dir).unwrap();
+    let mut got: Vec<(String, usize)> = opened.tables.iter().map(|t| (t.id.clone(), t.steps())).collect();
+    got.sort();
+    assert_eq!(got, [(a.to_string(), 6), (b.to_string(), 2)], "the latest record of each live table");
+    opened.store.save(&table(a, 8)).await.unwrap();
+    drop(opened);
+    let status = |id: &str| query::<String>(&dir, &format!("SELECT status FROM tables WHERE id = '{id}'"));
+    assert_eq!((status(c), status(d)), ("expired".to_string(), "expired".to_string()));
+    for (path, bytes) in &before {
+        assert_eq!(&fs::read(path).unwrap(), bytes, "{} is left as it was", path.display());
+    }
+    let note: String = query(&dir, "SELECT value FROM meta WHERE key = 'legacy_import'");
+    assert!(note.starts_with("2 live and 2 expired tables"), "{note}");
+    // Not imported twice: a line added to the old journal is not read again.
+    fs::write(dir.join("journal.log"), format!("{}{}", line(&table(b, 9)), line(&table("00000000000000a5", 1))))
+        .unwrap();
+    let opened = Store::open(&dir).unwrap();
+    let mut got: Vec<(String, usize)> = opened.tables.iter().map(|t| (t.id.clone(), t.steps())).collect();
+    got.sort();
+    assert_eq!(got, [(a.to_string(), 8), (b.to_string(), 2)]);
+    drop(opened);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// One server per data folder: a second waits for the first's lock, and
+/// is refused while it is held.
+#[tokio::test]
+async fn a_second_server_on_the_same_folder_is_refused() {
+    let dir = temp("lock");
+    let opened = Store::open(&dir).unwrap();
+    let Err(e) = lock(&dir, std::time::Duration::from_millis(50)) else { panic!("the lock was taken twice") };
+    assert!(e.to_string().contains("another server is using the data folder"), "{e}");
+    // Readers are not locked out (backups, the sqlite3 shell).
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM tables"), 0);
+    drop(opened);
+    drop(lock(&dir, std::time::Duration::ZERO).unwrap());
+    assert!(Store::open(&dir).is_ok(), "free again once the first is closed");
+    let _ = fs::remove_dir_all(&dir);
+}

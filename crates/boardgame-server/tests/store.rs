@@ -1,0 +1,220 @@
+//! Issue 29: the SQLite store seen from outside — a table whose rows do not
+//! replay is set aside with its rows kept, a damaged database is refused
+//! and left untouched, and an old data directory (journal and table files)
+//! is imported once and resumed.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use boardgame_server::{Server, ServerConfig};
+use common::{my_turn, over, token};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+fn config(dir: &Path) -> ServerConfig {
+    ServerConfig { data_dir: Some(dir.to_path_buf()), ..common::config() }
+}
+
+fn db(dir: &Path) -> rusqlite::Connection {
+    let db = rusqlite::Connection::open(boardgame_server::database_path(dir)).unwrap();
+    db.busy_timeout(Duration::from_secs(10)).unwrap();
+    db
+}
+
+async fn build(dir: &Path) -> Result<Server, boardgame_server::ServerError> {
+    Server::builder(config(dir)).game::<korovan_core::Korovan>().game::<caravan_core::Caravan>().build().await
+}
+
+/// Plays `n` actions of whichever of `tokens` is to move; the version after.
+async fn play(s: &common::TestServer, id: &str, tokens: &[String], n: usize) -> u64 {
+    let mut version = 0;
+    for _ in 0..n {
+        'one: loop {
+            for t in tokens {
+                let v = s.view(id, Some(t)).await.1;
+                if my_turn(&v) {
+                    let a = v["legal"][0]["action"].clone();
+                    let (st, r) = s.act(id, Some(t), json!({ "action": a, "version": v["version"] })).await;
+                    assert_eq!(st, StatusCode::OK, "{r}");
+                    version = r["version"].as_u64().unwrap();
+                    break 'one;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    version
+}
+
+/// The 64-bit FNV-1a digest of the store, each part preceded by its length
+/// (docs/serve.md: an action row's checksum).
+fn digest(parts: &[&[u8]]) -> i64 {
+    let fnv = |h: u64, bytes: &[u8]| bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let h = parts.iter().fold(0xcbf2_9ce4_8422_2325, |h, p| fnv(fnv(h, &(p.len() as u64).to_le_bytes()), p));
+    i64::from_le_bytes(h.to_le_bytes())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_whose_rows_do_not_replay_is_set_aside_and_kept() {
+    let dir = common::temp_dir("store-aside");
+    let s = common::start(config(&dir)).await;
+    let humans = json!({ "game": "korovan", "seats": ["human", "human", "human"] });
+    let (bad, good) = (s.create(humans.clone()).await, s.create(humans).await);
+    let tokens = |c: &Value| (0..3).map(|i| token(c, i)).collect::<Vec<_>>();
+    let (bad_id, good_id) = (bad["id"].as_str().unwrap().to_string(), good["id"].as_str().unwrap().to_string());
+    let steps = play(&s, &bad_id, &tokens(&bad), 2).await;
+    let good_version = play(&s, &good_id, &tokens(&good), 2).await;
+    s.stop().await;
+    // An action the game cannot play, appended with a valid checksum: the
+    // rows check out, but do not replay.
+    let conn = db(&dir);
+    let (key, last): (i64, i64) = conn
+        .query_row(
+            "SELECT key, actions.checksum FROM tables JOIN actions ON key = table_key WHERE id = ?1 ORDER BY step DESC LIMIT 1",
+            [&bad_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let illegal: u64 = 4_000_000_000;
+    let sum = digest(&[&last.to_le_bytes(), &steps.to_le_bytes(), &illegal.to_le_bytes()]);
+    conn.execute(
+        "INSERT INTO actions (table_key, step, action, checksum) VALUES (?1, ?2, ?3, ?4)",
+        rusqlite::params![key, steps as i64, illegal as i64, sum],
+    )
+    .unwrap();
+    conn.execute("UPDATE heads SET steps = steps + 1 WHERE table_key = ?1", [key]).unwrap();
+    drop(conn);
+    for start in 0..2 {
+        let s = common::start(config(&dir)).await;
+        assert_eq!(s.view(&bad_id, None).await.0, StatusCode::NOT_FOUND, "start {start}: the table is not served");
+        assert_eq!(s.view(&good_id, None).await.1["version"], good_version, "start {start}: the other one is");
+        s.stop().await;
+        let (status, why, rows): (String, String, i64) = db(&dir)
+            .query_row(
+                "SELECT status, status_why, (SELECT count(*) FROM actions WHERE table_key = key) FROM tables WHERE id = ?1",
+                [&bad_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(status, "set_aside");
+        assert!(why.starts_with("its record does not replay"), "{why}");
+        assert_eq!(rows as u64, steps + 1, "start {start}: every row is kept");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_database_is_refused_and_left_untouched() {
+    let dir = common::temp_dir("store-damaged");
+    let s = common::start(ServerConfig { table_burst: 100, max_tables_per_client: 100, ..config(&dir) }).await;
+    for _ in 0..30 {
+        s.create(json!({ "game": "korovan", "seats": ["human", "human", "human"] })).await;
+    }
+    s.stop().await;
+    // Everything into the database file (the WAL emptied), then the server
+    // sees a copy of that file alone, damaged.
+    db(&dir).query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)).unwrap();
+    let good = std::fs::read(boardgame_server::database_path(&dir)).unwrap();
+    assert!(good.len() >= 3 * 4096, "{} bytes", good.len());
+    let copy = common::temp_dir("store-damaged-copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    let mut flipped = good.clone();
+    flipped[4096] ^= 0xff; // page 2's b-tree page type
+    for (what, bytes) in [("a flipped byte", flipped), ("a cut file", good[..good.len() - 4096 - 100].to_vec())] {
+        std::fs::write(boardgame_server::database_path(&copy), &bytes).unwrap();
+        let Err(e) = build(&copy).await else { panic!("{what}: the damaged database was served") };
+        let e = e.to_string();
+        assert!(e.contains("refusing the database") && e.contains("left untouched"), "{what}: {e}");
+        assert_eq!(std::fs::read(boardgame_server::database_path(&copy)).unwrap(), bytes, "{what}: the file changed");
+    }
+    std::fs::write(boardgame_server::database_path(&copy), &good).unwrap();
+    assert_eq!(build(&copy).await.unwrap().table_count(), 30, "the intact copy is served");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&copy);
+}
+
+/// A finished Caravan game's record, from a server in memory.
+async fn finished_record() -> Value {
+    let s = common::start(common::config()).await;
+    let c = s
+        .create(
+            json!({ "game": "caravan", "players": 2, "config": { "max_turns": 12 }, "seats": ["random", "random"] }),
+        )
+        .await;
+    let id = c["id"].as_str().unwrap().to_string();
+    s.wait_for(&id, None, over).await;
+    let record = s.client.get(s.url(&format!("/api/tables/{id}/record"))).send().await.unwrap().json().await.unwrap();
+    s.stop().await;
+    record
+}
+
+/// A table as the old server kept it (`{"format": 1, …}`).
+fn old_table(id: &str, seats: Value, record: &Value, actions: usize) -> Value {
+    let mut record = record.clone();
+    let all = record["actions"].as_array().unwrap().clone();
+    record["actions"] = Value::Array(all[..actions].to_vec());
+    json!({ "format": 1, "id": id, "game": "caravan", "created": 1_700_000_000u64, "seats": seats, "record": record })
+}
+
+/// Issue 29: an existing data directory of the old format is imported once
+/// (its tables resume, its expired tables stay expired) and left in place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_old_data_directory_is_imported_once_and_resumed() {
+    let record = finished_record().await;
+    let total = record["actions"].as_array().unwrap().len();
+    assert!(total > 12, "{total} actions");
+    let dir = common::temp_dir("store-legacy");
+    std::fs::create_dir_all(dir.join("tables")).unwrap();
+    std::fs::create_dir_all(dir.join("expired")).unwrap();
+    // Two people (no bot moves the table on behind the test's back).
+    let person = "0123456789abcdef0123456789abcdef".to_string();
+    let other = "fedcba9876543210fedcba9876543210".to_string();
+    let human = json!([{ "kind": "human", "token": person }, { "kind": "human", "token": other }]);
+    let bots = json!([{ "kind": "random" }, { "kind": "random" }]);
+    let (live, done, gone) = ("00000000000000a1", "00000000000000a2", "00000000000000a3");
+    // The human's table: a file, then a later save in the journal. A whole
+    // game of bots in the journal; a table expired there; a torn last line.
+    let file = |t: &Value| serde_json::to_vec(t).unwrap();
+    std::fs::write(dir.join(format!("tables/{live}.json")), file(&old_table(live, human.clone(), &record, 4))).unwrap();
+    std::fs::write(dir.join(format!("tables/{gone}.json")), file(&old_table(gone, bots.clone(), &record, 3))).unwrap();
+    let journal: Vec<String> = vec![
+        json!({ "table": old_table(live, human.clone(), &record, 9) }).to_string(),
+        json!({ "table": old_table(done, bots.clone(), &record, total) }).to_string(),
+        json!({ "expire": gone }).to_string(),
+        "{\"table\":{\"format\":1,\"id\":\"00000000000000a1\",\"gam".to_string(),
+    ];
+    std::fs::write(dir.join("journal.log"), journal.join("\n")).unwrap();
+    let old_files: Vec<(PathBuf, Vec<u8>)> =
+        [format!("tables/{live}.json"), format!("tables/{gone}.json"), "journal.log".into()]
+            .iter()
+            .map(|p| (dir.join(p), std::fs::read(dir.join(p)).unwrap()))
+            .collect();
+
+    let s = common::start(config(&dir)).await;
+    let v = s.view(live, Some(&person)).await.1;
+    assert_eq!(v["version"], 9, "the journal's latest save of the table: {v}");
+    assert_eq!(s.view(done, None).await.1["version"], total as u64);
+    assert!(over(&s.view(done, None).await.1));
+    assert_eq!(s.view(gone, None).await.0, StatusCode::NOT_FOUND, "an expired table stays expired");
+    // The imported table plays on, its rows appended to the database.
+    let after = play(&s, live, &[person.clone(), other.clone()], 1).await;
+    assert_eq!(after, 10);
+    s.stop().await;
+    for (path, bytes) in &old_files {
+        assert_eq!(&std::fs::read(path).unwrap(), bytes, "{} is left in place, unchanged", path.display());
+    }
+    // Not imported again: a save added to the old journal now is not read.
+    let mut more = journal[..3].join("\n");
+    more.push('\n');
+    more.push_str(&json!({ "table": old_table(gone, bots, &record, 5) }).to_string());
+    std::fs::write(dir.join("journal.log"), more).unwrap();
+    let s = common::start(config(&dir)).await;
+    assert_eq!(s.view(live, Some(&person)).await.1["version"], after);
+    assert_eq!(s.view(gone, None).await.0, StatusCode::NOT_FOUND, "the old journal is not read again");
+    s.stop().await;
+    let status: String = db(&dir).query_row("SELECT status FROM tables WHERE id = ?1", [gone], |r| r.get(0)).unwrap();
+    assert_eq!(status, "expired");
+    let _ = std::fs::remove_dir_all(&dir);
+}
