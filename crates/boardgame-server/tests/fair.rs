@@ -5,18 +5,12 @@
 
 mod common;
 
+use common::client_from;
+
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-fn client_from(ip: &str) -> reqwest::Client {
-    reqwest::Client::builder()
-        .local_address(Some(ip.parse().unwrap()))
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap()
-}
 
 async fn create(s: &common::TestServer, client: &reqwest::Client, body: Value) -> String {
     let r = client.post(s.url("/api/tables")).json(&body).send().await.unwrap();
@@ -139,22 +133,6 @@ async fn a_client_that_spent_its_thinking_budget_waits() {
     s.stop().await;
 }
 
-/// A valid Caravan record of a game played at random.
-fn record(max_turns: u32, seed: u64) -> Value {
-    use boardgame_kit::{Driver, RandomAgent, Turn};
-    let config: caravan_core::CaravanConfig =
-        serde_json::from_value(json!({ "players": 2, "max_turns": max_turns })).unwrap();
-    let mut d = Driver::<caravan_core::Caravan>::new(&config, seed).unwrap();
-    while d.turn() != Turn::Terminal {
-        if d.turn() == Turn::Chance {
-            d.step_chance().unwrap();
-        } else {
-            d.step_agent(&mut RandomAgent).unwrap();
-        }
-    }
-    serde_json::to_value(d.record().unwrap()).unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_client_cannot_hold_every_replay_slot() {
     let mut config = common::config();
@@ -163,7 +141,7 @@ async fn one_client_cannot_hold_every_replay_slot() {
     config.max_replay_actions = 100_000;
     let s = common::start(config).await;
     // One client replays a long game from three loops at once.
-    let long = std::sync::Arc::new(record(2_000, 7));
+    let long = std::sync::Arc::new(common::caravan_record(2_000, 7));
     assert!(long["actions"].as_array().unwrap().len() > 1_500);
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let loops: Vec<_> = (0..3)
@@ -193,7 +171,7 @@ async fn one_client_cannot_hold_every_replay_slot() {
         .collect();
     // Another client's short replay is served every time meanwhile: the
     // first client holds one slot at most, so one is always free.
-    let short = record(25, 3);
+    let short = common::caravan_record(25, 3);
     let other = client_from("127.0.0.3");
     for seat in 0..10 {
         let r =

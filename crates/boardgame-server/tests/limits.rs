@@ -7,10 +7,11 @@
 
 mod common;
 
+use common::client_from;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use boardgame_kit::{Driver, RandomAgent, Turn};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -56,14 +57,6 @@ fn json_code(status: u16, head: &str, body: &str) -> String {
     v["code"].as_str().unwrap().to_string()
 }
 
-fn client_from(ip: &str) -> reqwest::Client {
-    reqwest::Client::builder()
-        .local_address(Some(ip.parse().unwrap()))
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
-}
-
 #[tokio::test]
 async fn errors_below_the_router_are_json() {
     let s = common::start(common::config()).await;
@@ -106,20 +99,9 @@ async fn errors_below_the_router_are_json() {
     s.stop().await;
 }
 
-/// A valid Caravan record of a game played at random, with many actions.
+/// A valid Caravan record of a game played at random, with its action count.
 fn long_record(max_turns: u32) -> (Value, usize) {
-    let config: caravan_core::CaravanConfig =
-        serde_json::from_value(json!({ "players": 2, "max_turns": max_turns })).unwrap();
-    let mut d = Driver::<caravan_core::Caravan>::new(&config, 7).unwrap();
-    let mut agent = RandomAgent;
-    while d.turn() != Turn::Terminal {
-        if d.turn() == Turn::Chance {
-            d.step_chance().unwrap();
-        } else {
-            d.step_agent(&mut agent).unwrap();
-        }
-    }
-    let record = serde_json::to_value(d.record().unwrap()).unwrap();
+    let record = common::caravan_record(max_turns, 7);
     let n = record["actions"].as_array().unwrap().len();
     (record, n)
 }

@@ -15,7 +15,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{TestServer, my_turn, over, token};
+use common::{TestServer, client_from, my_turn, over, token};
 use reqwest::StatusCode;
 use serde_json::json;
 use tokio::sync::Mutex;
@@ -118,30 +118,6 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// A valid Caravan record of a long game played at random.
-fn long_record() -> serde_json::Value {
-    use boardgame_kit::{Driver, RandomAgent, Turn};
-    let config: caravan_core::CaravanConfig =
-        serde_json::from_value(json!({ "players": 2, "max_turns": 5000 })).unwrap();
-    let mut d = Driver::<caravan_core::Caravan>::new(&config, 11).unwrap();
-    while d.turn() != Turn::Terminal {
-        if d.turn() == Turn::Chance {
-            d.step_chance().unwrap();
-        } else {
-            d.step_agent(&mut RandomAgent).unwrap();
-        }
-    }
-    serde_json::to_value(d.record().unwrap()).unwrap()
-}
-
-fn client_from(ip: &str) -> reqwest::Client {
-    reqwest::Client::builder()
-        .local_address(Some(ip.parse().unwrap()))
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap()
-}
-
 /// The hostile clients, until `until`.
 async fn hostile(s: Arc<TestServer>, until: Instant) -> Hostile {
     use tokio::io::AsyncWriteExt;
@@ -169,7 +145,7 @@ async fn hostile(s: Arc<TestServer>, until: Instant) -> Hostile {
         }
         (opened, held)
     });
-    let record = Arc::new(long_record());
+    let record = Arc::new(common::caravan_record(5000, 11));
     let record_actions = record["actions"].as_array().map_or(0, Vec::len);
     let replays: Vec<_> = (0..3)
         .map(|_| {

@@ -133,3 +133,26 @@ pub fn over(view: &Value) -> bool {
 pub fn table(kind: &str, seats: &[&str]) -> Value {
     json!({ "game": kind, "players": seats.len(), "seats": seats })
 }
+
+/// An HTTP client whose requests come from `ip` (a loopback address such as
+/// `127.0.0.2`), so the server's per-client limits see another client.
+pub fn client_from(ip: &str) -> Client {
+    Client::builder().local_address(Some(ip.parse().unwrap())).timeout(Duration::from_secs(60)).build().unwrap()
+}
+
+/// A valid record of a 2-player Caravan game played at random to its end
+/// (at most `max_turns` turns, dealt from `seed`).
+pub fn caravan_record(max_turns: u32, seed: u64) -> Value {
+    use boardgame_kit::{Driver, RandomAgent, Turn};
+    let config: caravan_core::CaravanConfig =
+        serde_json::from_value(json!({ "players": 2, "max_turns": max_turns })).unwrap();
+    let mut d = Driver::<caravan_core::Caravan>::new(&config, seed).unwrap();
+    while d.turn() != Turn::Terminal {
+        if d.turn() == Turn::Chance {
+            d.step_chance().unwrap();
+        } else {
+            d.step_agent(&mut RandomAgent).unwrap();
+        }
+    }
+    serde_json::to_value(d.record().unwrap()).unwrap()
+}
