@@ -182,12 +182,7 @@ fn play_one<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings, 
     }
     // Value targets: the final shares relative to each sample's seat (an
     // unfinished game, cut at the bound, scores its leaders).
-    let mut returns = vec![0.0f64; n];
-    if state.is_terminal() {
-        state.returns(&mut returns);
-    } else {
-        boardgame_kit::score_leader_returns(&state, &mut returns);
-    }
+    let returns = final_returns(&state, n);
     data.value = vec![0.0; data.rows * vlen];
     for (r, &seat) in data.seats.iter().enumerate() {
         for k in 0..n.min(vlen) {
@@ -378,12 +373,7 @@ fn match_game<G: NetGame + boardgame_kit::Bots>(
         };
         state.apply(a).map_err(|e| format!("{e:?}"))?;
     }
-    let mut returns = vec![0.0; n];
-    if state.is_terminal() {
-        state.returns(&mut returns);
-    } else {
-        boardgame_kit::score_leader_returns(&state, &mut returns);
-    }
+    let returns = final_returns(&state, n);
     Ok(returns[me])
 }
 
@@ -484,4 +474,16 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(self_play, m)?)?;
     m.add_function(wrap_pyfunction!(nn_match, m)?)?;
     Ok(())
+}
+
+/// Every seat's return where a game stopped: the game's own at its end, or
+/// its leaders' by score where the length bound cut it.
+fn final_returns<G: boardgame_kit::Game>(state: &G, n: usize) -> Vec<f64> {
+    let mut returns = vec![0.0; n];
+    if state.is_terminal() {
+        state.returns(&mut returns);
+    } else {
+        boardgame_kit::score_leader_returns(state, &mut returns);
+    }
+    returns
 }

@@ -389,19 +389,7 @@ impl Network {
     /// file is [`WeightsError::Version`] (see [`upgrade_v1`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WeightsError> {
         let mut r = Reader { bytes, at: 0 };
-        if r.take(4, "the magic")? != MAGIC {
-            return Err(WeightsError::Magic);
-        }
-        let version = r.u16("the version")?;
-        if version != WEIGHTS_FORMAT_VERSION {
-            return Err(WeightsError::Version { found: version });
-        }
-        let name_len = usize::from(r.take(1, "the game's name")?[0]);
-        let game =
-            std::str::from_utf8(r.take(name_len, "the game's name")?).map_err(|_| WeightsError::Utf8("game's name"))?;
-        let obs_len = r.u32("the observation length")? as usize;
-        let policy_len = r.u32("the policy length")? as usize;
-        let value_len = r.u32("the value length")? as usize;
+        let Header { game, obs_len, policy_len, value_len } = r.header(WEIGHTS_FORMAT_VERSION)?;
         let text_len = r.u32("the text's length")? as usize;
         if text_len > MAX_TEXT {
             return Err(WeightsError::Shape(format!("a text of {text_len} bytes (at most {MAX_TEXT})")));
@@ -509,19 +497,7 @@ impl Network {
 /// As [`Network::from_bytes`], for the version-1 layout.
 pub fn upgrade_v1(bytes: &[u8]) -> Result<Network, WeightsError> {
     let mut r = Reader { bytes, at: 0 };
-    if r.take(4, "the magic")? != MAGIC {
-        return Err(WeightsError::Magic);
-    }
-    let version = r.u16("the version")?;
-    if version != 1 {
-        return Err(WeightsError::Version { found: version });
-    }
-    let name_len = usize::from(r.take(1, "the game's name")?[0]);
-    let game =
-        std::str::from_utf8(r.take(name_len, "the game's name")?).map_err(|_| WeightsError::Utf8("game's name"))?;
-    let obs_len = r.u32("the observation length")? as usize;
-    let policy_len = r.u32("the policy length")? as usize;
-    let value_len = r.u32("the value length")? as usize;
+    let Header { game, obs_len, policy_len, value_len } = r.header(1)?;
     let n_layers = usize::from(r.take(1, "the number of layers")?[0]);
     if n_layers == 0 || n_layers > MAX_LAYERS {
         return Err(WeightsError::Shape(format!("{n_layers} layers (1 to {MAX_LAYERS})")));
@@ -583,6 +559,35 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+}
+
+/// The fields every format version starts with.
+struct Header<'a> {
+    game: &'a str,
+    obs_len: usize,
+    policy_len: usize,
+    value_len: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// The magic, the version (which must be `version`), the game's name
+    /// and the three tensor lengths: the header both format versions share.
+    fn header(&mut self, version: u16) -> Result<Header<'a>, WeightsError> {
+        if self.take(4, "the magic")? != MAGIC {
+            return Err(WeightsError::Magic);
+        }
+        let found = self.u16("the version")?;
+        if found != version {
+            return Err(WeightsError::Version { found });
+        }
+        let name_len = usize::from(self.take(1, "the game's name")?[0]);
+        let game = std::str::from_utf8(self.take(name_len, "the game's name")?)
+            .map_err(|_| WeightsError::Utf8("game's name"))?;
+        let obs_len = self.u32("the observation length")? as usize;
+        let policy_len = self.u32("the policy length")? as usize;
+        let value_len = self.u32("the value length")? as usize;
+        Ok(Header { game, obs_len, policy_len, value_len })
+    }
 }
 
 impl<'a> Reader<'a> {
