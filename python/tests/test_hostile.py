@@ -14,6 +14,7 @@
 """
 
 import math
+import pathlib
 import random
 import subprocess
 import sys
@@ -178,6 +179,11 @@ def test_the_search_covers_every_entry_point():
         "caravan_compact_legal_actions",
         "caravan_compact_to_flat",
         "caravan_flat_to_compact",
+        # test_no_panic_from_the_network_entry_points
+        "nn_info",
+        "nn_forward",
+        "self_play",
+        "nn_match",
     }
     assert public <= covered, f"entry points the search does not call: {sorted(public - covered)}"
     # the engines' classes have the same methods (one Rust template)
@@ -615,3 +621,111 @@ def test_no_panic_from_agents_learners_and_compact_actions():
                 checked("caravan_flat_to_compact", native.caravan_flat_to_compact, state, cid)
                 calls += 2
     assert calls > 2_000
+
+
+# The engines' committed networks: real weights to damage.
+_REPO = pathlib.Path(__file__).resolve().parents[2]
+WEIGHTS = {
+    "korovan": (_REPO / "crates/korovan-core/weights/korovan.bgnn"),
+    "caravan": (_REPO / "crates/caravan-core/weights/caravan.bgnn"),
+}
+# Counts of work: every one is refused or tiny (no hostile call plays more
+# than a game or two).
+NN_COUNTS = [None, True, -1, 0, 1, 2**32, 2**64, 10**30, 1.5, math.nan, "3", object()]
+
+
+def _damaged(weights: bytes):
+    """The weights, and copies of them cut, flipped, emptied or retyped."""
+    flipped = bytearray(weights)
+    flipped[len(flipped) // 2] ^= 0x40
+    return [
+        weights,
+        b"",
+        b"BGNN",
+        weights[:7],
+        weights[: len(weights) // 2],
+        weights + b"\0",
+        bytes(flipped),
+        b"\xff" * 64,
+        weights.decode("latin-1"),
+        None,
+        3,
+        [1, 2],
+        bytearray(weights),
+    ]
+
+
+def test_no_panic_from_the_network_entry_points():
+    """nn_info, nn_forward, self_play and nn_match with damaged weights,
+    foreign weights, inputs of the wrong shape or type, and hostile counts,
+    seeds, teachers and opponents: each returns or raises an ordinary
+    exception (and nothing huge runs)."""
+    calls = 0
+    for name, path in WEIGHTS.items():
+        weights = path.read_bytes()
+        other = WEIGHTS["caravan" if name == "korovan" else "korovan"].read_bytes()
+        game = korovan_caravan.load_game(name, players=3 if name == "korovan" else 2, **({"max_turns": 6} if name == "caravan" else {}))
+        info = native.nn_info(weights)
+        assert isinstance(info, dict)
+        for w in _damaged(weights) + HOSTILE[:12]:
+            checked("nn_info", native.nn_info, w)
+            calls += 1
+        n = game.observation_tensor_size() if hasattr(game, "observation_tensor_size") else None
+        shapes = [(1, 3), (0, 0), (2,), (1, 1, 1)]
+        if n:
+            shapes += [(1, n), (2, n), (0, n), (1, n + 1)]
+        for shape in shapes:
+            for dtype in (np.float32, np.float64, np.int64):
+                for w in (weights, other, b"", None):
+                    checked("nn_forward", native.nn_forward, w, np.zeros(shape, dtype=dtype))
+                    calls += 1
+        if n:
+            bad = np.full((1, n), np.nan, dtype=np.float32)
+            checked("nn_forward", native.nn_forward, weights, bad)
+            checked("nn_forward", native.nn_forward, weights, np.zeros((1, n), dtype=np.float32)[:, ::-1])
+            calls += 2
+        for arg in HOSTILE[:12] + [[[0.0] * 3]]:
+            checked("nn_forward", native.nn_forward, weights, arg)
+            calls += 1
+        # self_play(game, games, seed, weights, teacher, iterations, threads, sharp)
+        good = dict(games=1, seed=0, weights=None, teacher="random", iterations=1, threads=1, sharp=False)
+        hostile_values = {
+            "games": NN_COUNTS,
+            "seed": HOSTILE[:20],
+            "weights": _damaged(weights) + [other],
+            "teacher": AGENT_NAMES + [None, 3],
+            "iterations": NN_COUNTS,
+            "threads": NN_COUNTS,
+            "sharp": [None, 2, "yes"],
+        }
+        for key, values in hostile_values.items():
+            for v in values:
+                kwargs = dict(good, **{key: v})
+                if key == "weights" and isinstance(v, (bytes, bytearray)) and v:
+                    kwargs["iterations"] = 2
+                checked("self_play", native.self_play, game, **kwargs)
+                calls += 1
+        for g in [None, 3, "korovan", game.new_initial_state()]:
+            checked("self_play", native.self_play, g, 1, 0)
+            calls += 1
+        # nn_match(game, weights, opponent, games, seed, threads, iterations, millis)
+        good = dict(weights=weights, opponent="random", games=1, seed=0, threads=1, iterations=None, millis=None)
+        hostile_values = {
+            "weights": _damaged(weights) + [other],
+            "opponent": AGENT_NAMES + [None, 3],
+            "games": NN_COUNTS,
+            "seed": HOSTILE[:20],
+            "threads": NN_COUNTS,
+            "iterations": NN_COUNTS,
+            "millis": NN_COUNTS,
+        }
+        for key, values in hostile_values.items():
+            for v in values:
+                kwargs = dict(good, **{key: v})
+                if key in ("iterations", "millis") and isinstance(v, int) and v > 2:
+                    continue  # a search budget that is legal but long
+                checked("nn_match", native.nn_match, game, **kwargs)
+                calls += 1
+        checked("nn_match", native.nn_match, game, iterations=1, millis=1, **{k: good[k] for k in ("weights", "opponent", "games", "seed")})
+        calls += 1
+    assert calls > 300
