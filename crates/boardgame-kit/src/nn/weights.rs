@@ -473,14 +473,7 @@ impl Network {
                 _ => Op::Output { offset: f[0] },
             });
         }
-        let computed = fnv1a(&bytes[..r.at]);
-        let found = u64::from_le_bytes(r.array("the checksum")?);
-        if r.at != bytes.len() {
-            return Err(WeightsError::Trailing(bytes.len() - r.at));
-        }
-        if found != computed {
-            return Err(WeightsError::Checksum { found, computed });
-        }
+        r.checksum()?;
         let outputs = policy_len.checked_add(value_len).ok_or_else(|| WeightsError::Shape("the heads".into()))?;
         let graph = Graph::new(obs_len, outputs, ops).map_err(|e| WeightsError::Shape(e.to_string()))?;
         Network::from_graph(game, policy_len, value_len, text, graph)
@@ -538,14 +531,7 @@ pub fn upgrade_v1(bytes: &[u8]) -> Result<Network, WeightsError> {
         }
         layers.push(l);
     }
-    let computed = fnv1a(&bytes[..r.at]);
-    let found = u64::from_le_bytes(r.array("the checksum")?);
-    if r.at != bytes.len() {
-        return Err(WeightsError::Trailing(bytes.len() - r.at));
-    }
-    if found != computed {
-        return Err(WeightsError::Checksum { found, computed });
-    }
+    r.checksum()?;
     let mlp = Mlp::new(layers).map_err(|e| WeightsError::Shape(e.to_string()))?;
     Network::new(game, obs_len, policy_len, value_len, text, mlp)
 }
@@ -587,6 +573,20 @@ impl<'a> Reader<'a> {
         let policy_len = self.u32("the policy length")? as usize;
         let value_len = self.u32("the value length")? as usize;
         Ok(Header { game, obs_len, policy_len, value_len })
+    }
+
+    /// The checksum that ends every format version: it must be the last
+    /// eight bytes and match every byte before it.
+    fn checksum(&mut self) -> Result<(), WeightsError> {
+        let computed = fnv1a(&self.bytes[..self.at]);
+        let found = u64::from_le_bytes(self.array("the checksum")?);
+        if self.at != self.bytes.len() {
+            return Err(WeightsError::Trailing(self.bytes.len() - self.at));
+        }
+        if found != computed {
+            return Err(WeightsError::Checksum { found, computed });
+        }
+        Ok(())
     }
 }
 
