@@ -11,4 +11,4 @@ MSRV=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)
 rustup toolchain install "$MSRV" --profile minimal
 cargo "+$MSRV" check --locked --all-features \
     -p boardgames -p boardgame-kit -p korovan-core -p caravan-core \
-    -p boardgame-sim -p boardgame-lab -p boardgame-learn -p boardgame-server -p boardgame-cli
+    -p boardgame-sim -p boardgame-lab -p boardgame-server -p boardgame-cli

@@ -31,7 +31,6 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
         "boardgame-cli",
         "boardgame-server",
         "boardgame-lab",
-        "boardgame-learn",
     ];
     for name in crates {
         let graph = crate_graph(&root().join("crates").join(name).join("src"));
@@ -85,7 +84,7 @@ fn the_binding_and_the_libraries_stand_below_the_command() {
     for above in ["boardgame-cli", "boardgame-server", "boardgame-lab", "clap", "indicatif", "axum", "tokio"] {
         assert!(!binding.contains(above), "boardgame-py depends on {above}: {binding:?}");
     }
-    for lib in ["boardgame-kit", "korovan-core", "caravan-core", "boardgame-sim", "boardgame-learn"] {
+    for lib in ["boardgame-kit", "korovan-core", "caravan-core", "boardgame-sim"] {
         let deps = closure(lib);
         for above in ["boardgame-cli", "boardgame-py", "boardgame-server", "boardgame-lab", "clap", "indicatif"] {
             assert!(!deps.contains(above), "{lib} depends on {above}: {deps:?}");

@@ -1,9 +1,10 @@
 //! `boardgame`: demo, play, simulate, merge, replay, perft, bench, serve,
 //! balance and train over the Korovan and Caravan engines. A thin layer: every rule lives in the
-//! engine crates, every generic tool in `boardgame-kit`.
+//! engine crates, every generic tool in `boardgame-kit`; `train` launches the
+//! Python package's PyTorch trainer.
 //!
 //! Exit codes: 0 success, 2 usage error, 1 runtime error (one line on
-//! stderr).
+//! stderr); `train` exits with the trainer's exit code.
 #![forbid(unsafe_code)]
 
 mod balance;
@@ -42,7 +43,7 @@ Examples:
   boardgame perft caravan --players 2 --depth 4
   boardgame bench
   boardgame serve --addr 127.0.0.1:8080                   play in the browser (tables kept in ./boardgame-data/)
-  boardgame train caravan -p 2 --out caravan.bgnn --curve curve.json   (see docs/learning.md)
+  boardgame train --game caravan --out runs/caravan --quick   the PyTorch trainer (Python); see docs/learning.md
   boardgame balance korovan --players 3..9 --games 2000 --out report   (add --sweep deck.scout=0..8, --worth)";
 
 /// Play, simulate, replay and measure the Korovan and Caravan engines.
@@ -75,13 +76,14 @@ enum Command {
     /// Balance lab: self-play over a grid of configurations, a report
     /// folder with win shares, intervals and charts.
     Balance(balance::BalanceArgs),
-    /// Train the network of the `learned` agents (distillation, then PPO
-    /// self-play) and write its weights and learning curve.
+    /// Train a network for the learned agents: runs the PyTorch trainer
+    /// `python3 -m korovan_caravan.learn.expert_iteration` with these arguments.
+    #[command(after_help = train::AFTER_HELP)]
     Train(train::TrainArgs),
 }
 
-fn run(cli: Cli) -> Result<(), CliError> {
-    match cli.command {
+fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    let done = match cli.command {
         Command::Play(a) => play::run(a),
         Command::Demo(a) => simulate::demo(a),
         Command::Simulate(a) => simulate::run(a),
@@ -89,20 +91,22 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
-        Command::Train(a) => train::run(a),
+        // The trainer's exit code is the command's.
+        Command::Train(a) => return train::run(a),
         #[cfg(feature = "serve")]
         Command::Serve(a) => serve::run(a),
         Command::Balance(a) => balance::run(a).map_err(|f| match f {
             balance::Failure::Usage(m) => CliError::Usage(m),
             balance::Failure::Runtime(m) => CliError::Runtime(m),
         }),
-    }
+    };
+    done.map(|()| ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             let line = e.message().replace('\n', " ");

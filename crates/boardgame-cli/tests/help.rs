@@ -115,9 +115,10 @@ const CONVENTION: &[(&str, Option<char>, Option<&str>)] = &[
 
 /// Defaults that differ on purpose, by (subcommand, flag): whom `simulate`
 /// and `balance` seat when no agents are named (`play` seats the engine's
-/// heuristic and says so), where `balance` writes its report (a folder;
-/// `train --out` names a file and has no default), and the seed of
-/// `perft` and `play` (none: the initial position, a fresh game).
+/// heuristic and says so), where `balance` writes its report (a folder),
+/// and the seed of `perft` and `play` (none: the initial position, a fresh
+/// game). `train` has no options of its own: it passes its arguments to the
+/// Python trainer (`tests/train.rs`).
 const OWN_DEFAULTS: &[(&str, &str, &str)] =
     &[("simulate", "agents", "random"), ("balance", "agents", "heuristic"), ("balance", "out", "balance-report")];
 
@@ -133,13 +134,13 @@ fn shared_flags_have_one_spelling_and_one_default() {
     // that take them.
     for (long, cmds) in [
         ("agents", &["play", "simulate", "balance"][..]),
-        ("seed", &["demo", "play", "simulate", "perft", "balance", "train"]),
-        ("threads", &["demo", "simulate", "balance", "train"]),
+        ("seed", &["demo", "play", "simulate", "perft", "balance"]),
+        ("threads", &["demo", "simulate", "balance"]),
         ("games", &["demo", "simulate", "balance"]),
         ("quiet", &["demo", "simulate", "balance"]),
         ("lang", &["play", "replay"]),
-        ("out", &["balance", "train"]),
-        ("players", &["play", "simulate", "perft", "bench", "balance", "train"]),
+        ("out", &["balance"]),
+        ("players", &["play", "simulate", "perft", "bench", "balance"]),
     ] {
         let have: Vec<&str> = seen.get(long).map(|v| v.iter().map(|(c, _)| *c).collect()).unwrap_or_default();
         for c in cmds {
