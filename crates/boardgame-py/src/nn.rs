@@ -16,7 +16,7 @@ use pyo3::types::PyDict;
 
 use crate::agents::PyEngine;
 
-/// The most games one `self_play` call plays.
+/// The most games one `self_play` or `nn_match` call plays.
 pub const MAX_SELF_PLAY_GAMES: u64 = 1 << 20;
 /// The most search iterations per decision.
 pub const MAX_ITERATIONS: u32 = 1 << 20;
@@ -25,6 +25,60 @@ pub const MAX_THREADS: usize = 256;
 
 fn value_error(msg: impl Into<String>) -> PyErr {
     PyValueError::new_err(msg.into())
+}
+
+/// The counts of a batch of games, checked alike by `self_play` and
+/// `nn_match` before any work, in this order: `games` in
+/// `1..=MAX_SELF_PLAY_GAMES`, `threads` in `1..=MAX_THREADS`, `iterations`
+/// (when given) in `1..=MAX_ITERATIONS`, and `seed + games` below 2^64
+/// (game `g` is seeded by `seed + g`).
+fn check_batch(games: u64, threads: usize, iterations: Option<u32>, seed: u64) -> PyResult<()> {
+    if games == 0 || games > MAX_SELF_PLAY_GAMES {
+        return Err(value_error(format!("games must be in 1..={MAX_SELF_PLAY_GAMES}, got {games}")));
+    }
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(value_error(format!("threads must be in 1..={MAX_THREADS}, got {threads}")));
+    }
+    if let Some(iterations) = iterations
+        && !(1..=MAX_ITERATIONS).contains(&iterations)
+    {
+        return Err(value_error(format!("iterations must be in 1..={MAX_ITERATIONS}, got {iterations}")));
+    }
+    if seed.checked_add(games).is_none() {
+        return Err(value_error("seed + games passes 2**64"));
+    }
+    Ok(())
+}
+
+/// Runs `f(g)` for every game `g` in `0..games` on `threads` scoped threads
+/// (at most one a game): thread `t` plays games `t`, `t + threads`, … in
+/// turn and stops at its first error. Returns the results in game order
+/// whatever `threads`, or the error of the first thread (by index) that
+/// failed; a thread that panicked fails with "a `{what}` thread panicked".
+fn striped<T: Send>(
+    games: u64,
+    threads: usize,
+    what: &str,
+    f: impl Fn(u64) -> Result<T, String> + Sync,
+) -> Result<Vec<T>, String> {
+    let threads = threads.min(games as usize).max(1);
+    let f = &f;
+    let per_thread: Vec<Result<Vec<(u64, T)>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    (t as u64..games).step_by(threads).map(|g| f(g).map(|v| (g, v))).collect::<Result<Vec<_>, _>>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(format!("a {what} thread panicked")))).collect()
+    });
+    let mut all = Vec::with_capacity(games as usize);
+    for r in per_thread {
+        all.extend(r?);
+    }
+    all.sort_by_key(|(g, _)| *g);
+    Ok(all.into_iter().map(|(_, v)| v).collect())
 }
 
 fn read_weights(weights: &[u8]) -> PyResult<Network> {
@@ -193,34 +247,9 @@ fn play_one<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings, 
 }
 
 /// Plays every game of `s` on `s.threads` threads; game `g` is seeded by
-/// `seed + g` whatever the threads, and the games are joined in order.
+/// `seed + g` whatever the threads, and the games come back in order.
 fn play_all<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings) -> Result<Vec<GameData>, String> {
-    let threads = s.threads.min(s.games.max(1) as usize).max(1);
-    let mut per_thread: Vec<Result<Vec<(u64, GameData)>, String>> = Vec::new();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    let mut out = Vec::new();
-                    let mut g = t as u64;
-                    while g < s.games {
-                        out.push((g, play_one::<G>(config, s, g).map_err(|e| format!("game {g}: {e}"))?));
-                        g += threads as u64;
-                    }
-                    Ok(out)
-                })
-            })
-            .collect();
-        for h in handles {
-            per_thread.push(h.join().unwrap_or_else(|_| Err("a self-play thread panicked".to_string())));
-        }
-    });
-    let mut all = Vec::with_capacity(s.games as usize);
-    for r in per_thread {
-        all.extend(r?);
-    }
-    all.sort_by_key(|(g, _)| *g);
-    Ok(all.into_iter().map(|(_, d)| d).collect())
+    striped(s.games, s.threads, "self-play", |g| play_one::<G>(config, s, g).map_err(|e| format!("game {g}: {e}")))
 }
 
 /// The arrays of `self_play`.
@@ -297,18 +326,7 @@ fn self_play<'py>(
     threads: usize,
     sharp: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    if games == 0 || games > MAX_SELF_PLAY_GAMES {
-        return Err(value_error(format!("games must be in 1..={MAX_SELF_PLAY_GAMES}, got {games}")));
-    }
-    if !(1..=MAX_THREADS).contains(&threads) {
-        return Err(value_error(format!("threads must be in 1..={MAX_THREADS}, got {threads}")));
-    }
-    if !(1..=MAX_ITERATIONS).contains(&iterations) {
-        return Err(value_error(format!("iterations must be in 1..={MAX_ITERATIONS}, got {iterations}")));
-    }
-    if seed.checked_add(games).is_none() {
-        return Err(value_error("seed + games passes 2**64"));
-    }
+    check_batch(games, threads, Some(iterations), seed)?;
     let net = weights.map(read_weights).transpose()?.map(Arc::new);
     let teacher: AgentSpec = teacher.parse().map_err(|e| value_error(format!("teacher: {e}")))?;
     let s = Settings { games, seed, threads, iterations, sharp, net, teacher };
@@ -389,32 +407,7 @@ fn run_match<G: NetGame + boardgame_kit::Bots>(
     boardgame_kit::nn::check_network::<G>(net, config).map_err(|e| e.to_string())?;
     opponent.build::<G>().map_err(|e| e.to_string())?;
     let players = G::new_game(config).map_err(|e| e.to_string())?.num_players();
-    let threads = threads.min(games as usize).max(1);
-    let mut shares = vec![0.0; games as usize];
-    let mut results: Vec<Result<Vec<(u64, f64)>, String>> = Vec::new();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    let mut out = Vec::new();
-                    let mut g = t as u64;
-                    while g < games {
-                        out.push((g, match_game::<G>(config, net, budget, opponent, seed, g)?));
-                        g += threads as u64;
-                    }
-                    Ok(out)
-                })
-            })
-            .collect();
-        for h in handles {
-            results.push(h.join().unwrap_or_else(|_| Err("a match thread panicked".to_string())));
-        }
-    });
-    for r in results {
-        for (g, v) in r? {
-            shares[g as usize] = v;
-        }
-    }
+    let shares = striped(games, threads, "match", |g| match_game::<G>(config, net, budget, opponent, seed, g))?;
     Ok((shares, players))
 }
 
@@ -439,15 +432,8 @@ fn nn_match<'py>(
     iterations: Option<u64>,
     millis: Option<u64>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, usize)> {
-    if games == 0 || games > MAX_SELF_PLAY_GAMES {
-        return Err(value_error(format!("games must be in 1..={MAX_SELF_PLAY_GAMES}, got {games}")));
-    }
-    if !(1..=MAX_THREADS).contains(&threads) {
-        return Err(value_error(format!("threads must be in 1..={MAX_THREADS}, got {threads}")));
-    }
-    if seed.checked_add(games).is_none() {
-        return Err(value_error("seed + games passes 2**64"));
-    }
+    // `iterations` is checked with `millis` below: they name the budget.
+    check_batch(games, threads, None, seed)?;
     let budget = match (iterations, millis) {
         (None, None) => None,
         (Some(n), None) if (1..=u64::from(MAX_ITERATIONS)).contains(&n) => Some(Budget::Iterations(n)),
