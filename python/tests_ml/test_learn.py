@@ -75,7 +75,20 @@ def test_the_default_networks_fit_and_stay_under_2_mb():
         info = nn_info(weights)
         policy = CARAVAN_POLICY if game_name == "caravan" else KOROVAN_POLICY
         assert info["policy_len"] == policy
-    assert caravan_spec().inputs == 2526 and KOROVAN_INPUTS == 303
+    assert caravan_spec().inputs == 2526 + CARAVAN_POLICY and KOROVAN_INPUTS == 303
+
+
+def test_the_caravan_input_ends_with_the_planners_move():
+    """The last 790 entries of Caravan's network input are the one-hot of
+    the heuristic's planned move (a compact id): exactly one 1 where the
+    seat is to move, and the teacher `heuristic` (sharp) plays that move."""
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=20)
+    data = self_play(game, 2, 17, teacher="heuristic", sharp=True)
+    plan = data["inputs"][:, -CARAVAN_POLICY:]
+    assert plan.shape[0] > 10
+    assert np.array_equal(plan.sum(axis=1), np.ones(plan.shape[0], np.float32))
+    assert np.array_equal(plan, data["policy"]), "the heuristic plays its own plan"
+    assert (plan[data["masks"] == False] == 0).all()  # noqa: E712 - the plan is legal
 
 
 def test_bad_weights_are_value_errors():
@@ -184,3 +197,50 @@ def test_quick_expert_iteration_is_reproducible_and_its_network_plays(tmp_path):
     straight = tmp_path / "straight"
     assert expert_iteration.main(["--game", "caravan", "--quick", "--out", str(straight), "--seed", "1000000", "--rounds", "3", "--threads", "2"]) == 0
     assert (straight / "latest.bgnn").read_bytes() == (out / "latest.bgnn").read_bytes(), "a resumed run is the run"
+
+    # The learning curve of the run: every round against fixed opponents, as data and chart.
+    from korovan_caravan.learn import curve
+
+    argv = ["--game", "caravan", "--run", str(out), "--against", "random,heuristic", "--games", "2", "--threads", "2"]
+    assert curve.main(argv) == 0
+    data = __import__("json").loads((out / "curve.json").read_text())
+    assert [q["round"] for q in data["points"]] == [0, 1, 2]
+    assert data["against"] == ["random", "heuristic"] and data["fair"] == 0.5
+    seconds = [q["seconds"] for q in data["points"]]
+    assert seconds == sorted(seconds) and seconds[-1] > 0, "training time from the run's log"
+    for q in data["points"]:
+        for name in ("random", "heuristic"):
+            lo, hi = q["against"][name]["interval"]
+            assert q["against"][name]["games"] == 2 and 0 <= lo <= q["against"][name]["share"] <= hi <= 1
+    assert (out / "curve.svg").read_text().lstrip().startswith("<?xml")
+    assert curve.main(argv) == 0, "measured again: the known rounds are kept"
+    assert __import__("json").loads((out / "curve.json").read_text()) == data
+    assert curve.main(["--game", "caravan", "--run", str(tmp_path / "nowhere")]) == 2
+    assert curve.main(["--game", "caravan", "--run", str(out), "--games", "0"]) == 2
+
+
+def test_the_trainer_refuses_an_init_larger_than_the_format_allows(tmp_path, monkeypatch):
+    big = tmp_path / "big.pt"
+    big.write_bytes(bytes(64))
+    monkeypatch.setattr(expert_iteration, "MAX_INIT_BYTES", 63)
+    out = tmp_path / "run"
+    assert expert_iteration.main(["--game", "caravan", "--quick", "--out", str(out), "--init", str(big)]) == 2
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("what", ["loss", "parameter"])
+def test_a_non_finite_loss_or_parameter_stops_the_run_and_writes_nothing(tmp_path, monkeypatch, what):
+    real = expert_iteration.losses
+
+    def broken(net, *args):
+        lp, lv = real(net, *args)
+        if what == "loss":
+            return lp * float("nan"), lv
+        with torch.no_grad():
+            next(net.parameters()).view(-1)[0] = float("inf")
+        return lp, lv
+
+    monkeypatch.setattr(expert_iteration, "losses", broken)
+    out = tmp_path / "run"
+    assert expert_iteration.main(["--game", "caravan", "--quick", "--out", str(out)]) == 1
+    assert sorted(os.listdir(out)) == [], "no weights, no checkpoint of the broken round"

@@ -10,7 +10,11 @@
 //! compact slots ([`CompactIndex::write_slot_planes`]): a compact id names
 //! its source by slot (`move <slot i>->to`), so the policy head needs to
 //! see where slot `i` is; the planes are computed from the observation
-//! alone (Caravan has no hidden information, C-8).
+//! alone (Caravan has no hidden information, C-8). Last come
+//! [`MAX_COMPACT_ACTIONS`](crate::MAX_COMPACT_ACTIONS) entries, the
+//! one-hot of the move [`CaravanHeuristic`](crate::CaravanHeuristic)'s
+//! planner would play (its shortest paths, which a network finds hard to
+//! compute): the network learns where the search does better than the plan.
 
 use std::sync::{Arc, OnceLock};
 
@@ -19,6 +23,7 @@ use boardgame_kit::{Agent, Budget, Game};
 
 use crate::SQUARES;
 use crate::action::Action;
+use crate::bot::CaravanHeuristic;
 use crate::compact::{MAX_COMPACT_ACTIONS, SLOT_PLANES};
 use crate::state::{Caravan, MAX_PLAYERS};
 
@@ -47,28 +52,38 @@ impl NetGame for Caravan {
         INPUT_LEN
     }
 
-    /// The observation tensor, then the slot planes of the seat to move
-    /// (all zero when `seat` is not to move).
+    /// The observation tensor, then the slot planes of the seat to move,
+    /// then the planner's move as a one-hot over the policy head
+    /// ([`CaravanHeuristic::plan`], computed from the position, which the
+    /// seat sees whole: C-8); both all zero when `seat` is not to move.
     fn write_input(&self, seat: usize, out: &mut [f32]) -> bool {
         if out.len() != INPUT_LEN {
             return false;
         }
-        let (obs, slots) = out.split_at_mut(crate::TENSOR_LEN);
+        let (obs, rest) = out.split_at_mut(crate::TENSOR_LEN);
+        let (slots, plan) = rest.split_at_mut(SLOT_PLANES * SQUARES);
         if self.write_observation_tensor(seat, obs).is_err() {
             return false;
         }
         slots.iter_mut().for_each(|x| *x = 0.0);
+        plan.iter_mut().for_each(|x| *x = 0.0);
         if let Ok(index) = self.compact_index()
             && index.seat() == seat
         {
             index.write_slot_planes(slots);
+            if let Some(i) = index.encode(CaravanHeuristic::new().plan(self, seat))
+                && let Some(x) = plan.get_mut(i as usize)
+            {
+                *x = 1.0;
+            }
         }
         true
     }
 }
 
-/// The network's input length: the observation tensor and the slot planes.
-pub const INPUT_LEN: usize = crate::TENSOR_LEN + SLOT_PLANES * SQUARES;
+/// The network's input length: the observation tensor, the slot planes
+/// and the planner's move over the policy head.
+pub const INPUT_LEN: usize = crate::TENSOR_LEN + SLOT_PLANES * SQUARES + MAX_COMPACT_ACTIONS;
 
 /// The committed network, read on first use.
 ///

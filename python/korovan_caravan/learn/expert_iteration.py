@@ -1,8 +1,9 @@
 """Expert iteration on PyTorch, self-play in Rust (issue 31).
 
 One round: the native ``self_play`` plays ``--games`` games in Rust threads
-(the GIL released) — the first round with the ``--teacher`` agent at every
-seat (distillation: its policy, or with ``--sharp`` its move, as targets),
+(the GIL released) — the first ``--teacher-rounds`` rounds (default 1; none
+with ``--init``) with the ``--teacher`` agent at every seat (distillation:
+its policy, or with ``--sharp`` its move, as targets),
 the next ones with the kit's ``learned-ismcts`` search running the current
 network as prior and leaf value, ``--iterations`` per decision (targets: the
 root's visit shares) — and returns the network inputs, legal masks, policy
@@ -89,7 +90,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=None, help="rounds in all (default 10; --quick 2)")
     p.add_argument("--games", type=int, default=32, help="self-play games per round")
     p.add_argument("--iterations", type=int, default=64, help="search iterations per decision")
-    p.add_argument("--teacher", default="heuristic", help="agent of the first round (distillation)")
+    p.add_argument("--teacher", default="heuristic", help="agent of the first rounds (distillation)")
+    p.add_argument("--teacher-rounds", type=int, default=1, help="rounds played by --teacher (without --init)")
     p.add_argument("--sharp", action="store_true", help="the teacher's move as the whole target")
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--batch", type=int, default=256)
@@ -124,6 +126,7 @@ def check(a: argparse.Namespace) -> None:
         raise UsageError(f"--weight-decay must be finite and non-negative, got {a.weight_decay}")
     for name, v, lo, hi in [
         ("--rounds", a.rounds, 1, 1_000_000),
+        ("--teacher-rounds", a.teacher_rounds, 0, 1_000_000),
         ("--games", a.games, 1, MAX_GAMES),
         ("--iterations", a.iterations, 1, MAX_ITERATIONS),
         ("--threads", a.threads, 1, MAX_THREADS),
@@ -206,11 +209,11 @@ def _run(a: argparse.Namespace) -> dict:
         if a.resume:
             opt.load_state_dict(ck["opt"])
             start, buffer, log = ck["round"] + 1, [unpack(b) for b in ck["buffer"]], ck["log"]
-    t0 = time.monotonic()
-    trained = start > 0 or a.init is not None
+    # Seconds of training so far, across resumes (a learning curve's time axis).
+    t0 = time.monotonic() - (log[-1]["seconds"] if log else 0.0)
     for rnd in range(start, a.rounds):
         seed = a.seed + rnd * MAX_GAMES
-        if trained:
+        if a.init is not None or rnd >= a.teacher_rounds:
             weights = to_bytes(net.cpu(), a.game)
             net.to(device)
             data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
@@ -241,7 +244,6 @@ def _run(a: argparse.Namespace) -> dict:
                 steps += 1
         if not all(torch.isfinite(q).all() for q in net.parameters()):
             raise RuntimeError(f"round {rnd}: a parameter is not finite; nothing written")
-        trained = True
         net.eval()
         settings = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "resume", "init", "threads")}
         text = f"expert iteration, round {rnd}: " + json.dumps(settings, sort_keys=True)

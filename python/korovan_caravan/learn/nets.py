@@ -28,6 +28,13 @@ INPUT, CONCAT_INPUT, TO_HWC, TO_CHW, CONV, DENSE, RELU = 1, 2, 3, 4, 5, 6, 7
 STORE, LOAD, ADD, CONCAT, GLOBAL_AVG_POOL, OUTPUT = 8, 9, 10, 11, 12, 13
 
 
+#: Korovan's network input (the observation tensor) and heads
+#: (docs/encoding-korovan.md).
+KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE = 303, 103, 9
+#: Caravan's heads.
+CARAVAN_POLICY, CARAVAN_VALUE = 790, 4
+
+
 @dataclass
 class TowerSpec:
     """The shape of a :class:`TowerNet` (``boardgame_kit::nn::Tower``)."""
@@ -44,6 +51,11 @@ class TowerSpec:
     channels: int = 32
     blocks: int = 2
     hidden: int = 64
+    #: Start of a policy-shaped input range (the engine's planner move as a
+    #: one-hot over the policy), joined to every policy head: its board
+    #: planes to the trunk before the policy convolution, its other parts
+    #: to the features before their dense heads. ``None``: no such range.
+    plan: int | None = None
 
     @property
     def policy_len(self) -> int:
@@ -52,15 +64,21 @@ class TowerSpec:
 
 def caravan_spec(channels: int = 32, blocks: int = 2, hidden: int = 64) -> TowerSpec:
     """Caravan's input (docs/encoding-caravan.md): 38 planes of 49 squares,
-    4 × 13 player and 24 global scalars, then 12 slot planes; the policy
-    over the 790 compact ids: 9 (end, pick) from the features, 13 × 49
-    (camel moves from 7 sources, good moves from 6 slots, to each square)
-    from the board, 144 (steals) from the features; 4 value logits."""
+    4 × 13 player and 24 global scalars, 12 slot planes, then the planner's
+    move as a one-hot over the 790 compact ids; the policy over the 790
+    compact ids: 9 (end, pick) from the features, 13 × 49 (camel moves from
+    7 sources, good moves from 6 slots, to each square) from the board, 144
+    (steals) from the features; 4 value logits. The planner's move enters
+    the trunk (its 13 planes), the features (its 153 other entries) and
+    every policy head (``TowerSpec.plan``)."""
     squares, planes, scalars, slot_planes = 49, 38, 4 * 13 + 24, 12
+    plan = planes * squares + scalars + slot_planes * squares
+    before, board = 9, 13 * squares
     return TowerSpec(
-        inputs=planes * squares + scalars + slot_planes * squares,
-        planes=[(0, planes), (planes * squares + scalars, slot_planes)],
-        globals_=[(planes * squares, scalars)],
+        inputs=plan + CARAVAN_POLICY,
+        planes=[(0, planes), (planes * squares + scalars, slot_planes), (plan + before, 13)],
+        globals_=[(planes * squares, scalars), (plan, before), (plan + before + board, CARAVAN_POLICY - before - board)],
+        plan=plan,
         height=7,
         width=7,
         policy_before=9,
@@ -73,10 +91,6 @@ def caravan_spec(channels: int = 32, blocks: int = 2, hidden: int = 64) -> Tower
     )
 
 
-#: Korovan's network input and heads (docs/encoding-korovan.md).
-KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE = 303, 103, 9
-#: Caravan's heads.
-CARAVAN_POLICY, CARAVAN_VALUE = 790, 4
 
 
 def _conv_bn(cin: int, cout: int) -> nn.Sequential:
@@ -119,10 +133,11 @@ class TowerNet(nn.Module):
             nn.ModuleList([_conv_bn(s.channels, s.channels), _conv_bn(s.channels, s.channels)])
             for _ in range(s.blocks)
         )
-        self.policy_conv = nn.Conv2d(s.channels, s.policy_planes, 1) if s.policy_planes else None
+        skip = s.plan is not None
+        self.policy_conv = nn.Conv2d(s.channels + s.policy_planes * skip, s.policy_planes, 1) if s.policy_planes else None
         self.features = nn.Linear(s.channels + nglob, s.hidden)
-        self.before = nn.Linear(s.hidden, s.policy_before) if s.policy_before else None
-        self.after = nn.Linear(s.hidden, s.policy_after) if s.policy_after else None
+        self.before = nn.Linear(s.hidden + s.policy_before * skip, s.policy_before) if s.policy_before else None
+        self.after = nn.Linear(s.hidden + s.policy_after * skip, s.policy_after) if s.policy_after else None
         self.value = nn.Linear(s.hidden, s.value_len)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -138,14 +153,24 @@ class TowerNet(nn.Module):
         if s.globals_:
             feats = torch.cat([feats] + [x[:, a : a + n] for a, n in s.globals_], dim=1)
         h = torch.relu(self.features(feats))
+        board = s.policy_planes * hw
         if self.before is not None:
-            parts.append(self.before(h))
+            parts.append(self.before(self._join(h, x, 0, s.policy_before)))
         if self.policy_conv is not None:
+            if s.plan is not None:
+                plan = x[:, s.plan + s.policy_before : s.plan + s.policy_before + board]
+                t = torch.cat([t, plan.view(-1, s.policy_planes, s.height, s.width)], dim=1)
             parts.append(self.policy_conv(t).flatten(1))
         if self.after is not None:
-            parts.append(self.after(h))
+            parts.append(self.after(self._join(h, x, s.policy_before + board, s.policy_after)))
         parts.append(self.value(h))
         return torch.cat(parts, dim=1)
+
+    def _join(self, h: torch.Tensor, x: torch.Tensor, offset: int, n: int) -> torch.Tensor:
+        """The features, and with a plan its entries ``offset..offset + n``."""
+        if self.spec.plan is None:
+            return h
+        return torch.cat([h, x[:, self.spec.plan + offset : self.spec.plan + offset + n]], dim=1)
 
     @torch.no_grad()
     def graph(self) -> list:
@@ -171,7 +196,12 @@ class TowerNet(nn.Module):
             ops.append((ADD, [0], []))
             ops.append((RELU, [], []))
         ops.append((STORE, [2], []))
+        board = s.policy_planes * hw
         if self.policy_conv is not None:
+            if s.plan is not None:
+                ops.append((TO_CHW, [s.channels, s.height, s.width], []))
+                ops.append((CONCAT_INPUT, [s.plan + s.policy_before, board], []))
+                ops.append((TO_HWC, [s.channels + s.policy_planes, s.height, s.width], []))
             ops.append(_conv_op(self.policy_conv.weight, self.policy_conv.bias, s.height, s.width))
             ops.append((TO_CHW, [s.policy_planes, s.height, s.width], []))
             ops.append((OUTPUT, [s.policy_before], []))
@@ -183,12 +213,19 @@ class TowerNet(nn.Module):
         ops.append((RELU, [], []))
         ops.append((STORE, [3], []))
         first = True
-        for lin, offset in [(self.before, 0), (self.after, s.policy_len - s.policy_after), (self.value, s.policy_len)]:
+        heads_ = [
+            (self.before, 0, 0, s.policy_before),
+            (self.after, s.policy_len - s.policy_after, s.policy_before + board, s.policy_after),
+            (self.value, s.policy_len, 0, 0),
+        ]
+        for lin, offset, plan_offset, plan_len in heads_:
             if lin is None:
                 continue
             if not first:
                 ops.append((LOAD, [3], []))
             first = False
+            if s.plan is not None and plan_len:
+                ops.append((CONCAT_INPUT, [s.plan + plan_offset, plan_len], []))
             ops.append(_dense_op(lin))
             ops.append((OUTPUT, [offset], []))
         return ops
@@ -227,7 +264,8 @@ def make_net(game: str, **kw) -> nn.Module:
     if game == "caravan":
         return TowerNet(caravan_spec(**kw))
     if game == "korovan":
-        return MlpNet(KOROVAN_INPUTS, kw.get("hidden", [128, 128]), KOROVAN_POLICY, KOROVAN_VALUE)
+        hidden = kw.get("hidden", [128, 128])
+        return MlpNet(KOROVAN_INPUTS, hidden, KOROVAN_POLICY, KOROVAN_VALUE)
     raise ValueError(f"unknown game {game!r} (caravan, korovan)")
 
 
