@@ -3,10 +3,9 @@
 //! `ismcts-h:100` and `learned-ismcts:100`, each asked for its move at the
 //! decisions of a seeded heuristic game (Korovan 5 players, Caravan 2).
 //!
-//! `learned-tower` (issue 31) is `learned` with the residual convolution
-//! tower the board networks use (`boardgame_kit::nn::Tower`, random
-//! weights of the trained shape: Caravan 32 channels, 2 blocks): the cost
-//! of a decision with a network that sees the board.
+//! Caravan's `learned` is the residual convolution tower trained in
+//! PyTorch (issue 31: 16 channels, 2 blocks, the planner's move as input),
+//! so its row is the cost of a decision with a network that sees the board.
 //!
 //! `cargo bench --bench agents`
 
@@ -58,53 +57,9 @@ fn bench_game<G: Game + Bots>(c: &mut Criterion, label: &str, config: &G::Config
     group.finish();
 }
 
-/// The Caravan tower of `python/korovan_caravan/learn/nets.py` (its
-/// default shape), with random weights.
-fn caravan_tower() -> std::sync::Arc<boardgames::kit::nn::Network> {
-    use boardgames::caravan::{GLOBAL_SCALARS, MAX_COMPACT_ACTIONS, PLANES, PLAYER_SCALARS, SLOT_PLANES, SQUARES};
-    use boardgames::kit::nn::{NetGame, Network, Tower};
-    let scalars = 4 * PLAYER_SCALARS + GLOBAL_SCALARS;
-    let tower = Tower {
-        inputs: Caravan::input_len(&CaravanConfig::with_players(2)),
-        planes: vec![(0, PLANES), (PLANES * SQUARES + scalars, SLOT_PLANES)],
-        globals: vec![(PLANES * SQUARES, scalars)],
-        height: 7,
-        width: 7,
-        channels: 32,
-        blocks: 2,
-        hidden: 64,
-        policy_before: 9,
-        policy_planes: 13,
-        policy_after: MAX_COMPACT_ACTIONS - 9 - 13 * SQUARES,
-        value_len: Caravan::VALUE_LEN,
-    };
-    let graph = tower.build(1).expect("the tower chains");
-    std::sync::Arc::new(
-        Network::from_graph("caravan", MAX_COMPACT_ACTIONS, Caravan::VALUE_LEN, "", graph).expect("fits"),
-    )
-}
-
-fn bench_tower(c: &mut Criterion) {
-    let positions = decisions::<Caravan>(&CaravanConfig::with_players(2), 3);
-    let mut agent = boardgames::kit::nn::LearnedAgent::<Caravan>::new(caravan_tower(), 0.0).expect("fits");
-    let mut rng = GameRng::new(1);
-    let mut k = 0usize;
-    let mut group = c.benchmark_group("agents/caravan-2p");
-    group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1)).sample_size(20);
-    group.bench_function(BenchmarkId::new("decision", "learned-tower"), |b| {
-        b.iter(|| {
-            let (state, seat) = &positions[k % positions.len()];
-            k += 1;
-            agent.act(state, *seat, &mut rng)
-        })
-    });
-    group.finish();
-}
-
 fn agents(c: &mut Criterion) {
     bench_game::<Korovan>(c, "korovan-5p", &KorovanConfig::with_players(5));
     bench_game::<Caravan>(c, "caravan-2p", &CaravanConfig::with_players(2));
-    bench_tower(c);
 }
 
 criterion_group!(benches, agents);
