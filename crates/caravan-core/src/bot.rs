@@ -1,9 +1,9 @@
 //! The engine's agents: [`CaravanHeuristic`], a search-free planner, and
 //! [`tuned_ismcts`], the kit's ISMCTS tuned for Caravan (`ismcts-h` in
-//! `docs/bots.md`); `impl Bots for Caravan` names both for every front end.
+//! `docs/bots.md`); `impl Bots for Caravan` (in `net`) names them for every front end.
 
 use arrayvec::ArrayVec;
-use boardgame_kit::{Agent, Bots, Budget, Evaluation, Game, GameRng, IsMctsAgent, Turn};
+use boardgame_kit::{Agent, Budget, Evaluation, Game, GameRng, IsMctsAgent, Turn};
 
 use crate::action::Action;
 use crate::board::{FULL, KINDS, Kind, SIDE, SPACES, SQUARES, Square, flood, neighbours};
@@ -151,28 +151,6 @@ pub fn tuned_ismcts(budget: Budget) -> IsMctsAgent<Caravan> {
         .rollout_depth(TUNED_ROLLOUT_DEPTH)
         .evaluation(Evaluation::ScoreMargin(TUNED_MARGIN_SCALE))
         .exploration(TUNED_EXPLORATION)
-}
-
-/// Caravan's agents by name: `heuristic` is [`CaravanHeuristic`],
-/// `ismcts-h:N` is [`tuned_ismcts`].
-impl Bots for Caravan {
-    fn heuristic_agent() -> Option<Box<dyn Agent<Caravan>>> {
-        Some(Box::new(CaravanHeuristic::new()))
-    }
-
-    fn tuned_agent(budget: Budget) -> Option<Box<dyn Agent<Caravan>>> {
-        Some(Box::new(tuned_ismcts(budget)))
-    }
-    /// The committed network ([`crate::learned_network`]) at `temperature`.
-    fn learned_agent(temperature: f32) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
-        Some(crate::net::learned_agent(temperature))
-    }
-
-    /// ISMCTS guided by the committed network
-    /// ([`boardgame_kit::nn::learned_ismcts`]).
-    fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
-        Some(crate::net::learned_search_agent(budget))
-    }
 }
 
 /// `(row, col)` of every square index below 64 (`index / 7`, `index % 7`),

@@ -19,11 +19,11 @@
 use std::sync::{Arc, OnceLock};
 
 use boardgame_kit::nn::{NetGame, Network, WeightsError};
-use boardgame_kit::{Agent, Budget, Game};
+use boardgame_kit::{Agent, Bots, Budget, Game};
 
 use crate::SQUARES;
 use crate::action::Action;
-use crate::bot::CaravanHeuristic;
+use crate::bot::{CaravanHeuristic, tuned_ismcts};
 use crate::compact::{MAX_COMPACT_ACTIONS, SLOT_PLANES};
 use crate::state::{Caravan, MAX_PLAYERS};
 
@@ -101,4 +101,28 @@ pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Caravan>>,
 
 pub(crate) fn learned_search_agent(budget: Budget) -> Result<Box<dyn Agent<Caravan>>, WeightsError> {
     Ok(Box::new(boardgame_kit::nn::learned_ismcts::<Caravan>(network()?, budget)?))
+}
+
+/// Caravan's agents by name: `heuristic` is [`CaravanHeuristic`],
+/// `ismcts-h:N` is [`tuned_ismcts`], and the committed network's agents.
+/// (Here rather than in `bot`: the network's input reads the planner, so
+/// `net` depends on `bot`.)
+impl Bots for Caravan {
+    fn heuristic_agent() -> Option<Box<dyn Agent<Caravan>>> {
+        Some(Box::new(CaravanHeuristic::new()))
+    }
+
+    fn tuned_agent(budget: Budget) -> Option<Box<dyn Agent<Caravan>>> {
+        Some(Box::new(tuned_ismcts(budget)))
+    }
+    /// The committed network ([`crate::learned_network`]) at `temperature`.
+    fn learned_agent(temperature: f32) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
+        Some(crate::net::learned_agent(temperature))
+    }
+
+    /// ISMCTS guided by the committed network
+    /// ([`boardgame_kit::nn::learned_ismcts`]).
+    fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
+        Some(crate::net::learned_search_agent(budget))
+    }
 }
