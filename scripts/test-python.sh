@@ -14,7 +14,10 @@
 # default `dev`: it reuses what `cargo test` compiled, and the suite is bound
 # by Python, not by the engines; `release` for the published wheel's build),
 # BOARDGAMES_EXTRAS (default `test,ray`; `test` skips installing Ray, and the
-# Ray test then skips itself).
+# Ray test then skips itself), BOARDGAME_BIN (the `boardgame` binary the
+# acceptance test compares with; default: built with
+# `cargo build -p boardgame-cli`; scripts/test.sh passes the one `cargo test`
+# built).
 # Needs the Rust toolchain and access to PyPI.
 # Exits non-zero when a step fails or when pytest collects no tests.
 set -euo pipefail
@@ -35,10 +38,16 @@ echo "== pip install ./python[$EXTRAS] (builds the wheel with maturin, cargo pro
 MATURIN_PEP517_ARGS="--profile $PROFILE" \
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "./python[$EXTRAS]"
 
-echo "== cargo build -p boardgame-cli (the acceptance test replays Python records with it)"
-cargo build --quiet -p boardgame-cli
-case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
-export BOARDGAME_BIN="$TARGET/debug/boardgame"
+if [ -z "${BOARDGAME_BIN:-}" ]; then
+    echo "== cargo build -p boardgame-cli (the acceptance test replays Python records with it)"
+    cargo build --quiet -p boardgame-cli
+    case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
+    export BOARDGAME_BIN="$TARGET/debug/boardgame"
+else
+    echo "== the boardgame binary: $BOARDGAME_BIN (BOARDGAME_BIN; the acceptance test replays Python records with it)"
+    [ -x "$BOARDGAME_BIN" ] || { echo "BOARDGAME_BIN=$BOARDGAME_BIN is not an executable" >&2; exit 1; }
+    export BOARDGAME_BIN
+fi
 export BOARDGAMES_REQUIRE_BINARY=1
 case ",$EXTRAS," in *,ray,*) export BOARDGAMES_REQUIRE_RAY=1 ;; esac
 

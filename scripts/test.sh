@@ -23,6 +23,13 @@ scripts/test-terminal.sh --install
 echo "== cargo test --workspace --all-features (the browser and terminal tests required)"
 BOARDGAME_BROWSER_TEST=require BOARDGAME_TERMINAL_TEST=require cargo test --workspace --all-features
 
+# The `boardgame` binary cargo test has just built for the CLI's tests: the
+# Python suites compare with it (a `cargo build -p boardgame-cli` would
+# compile the whole server again, with other features).
+TARGET=${CARGO_TARGET_DIR:-target}
+case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
+export BOARDGAME_BIN="$TARGET/debug/boardgame"
+
 echo "== the Python package (scripts/test-python.sh)"
 scripts/test-python.sh
 
