@@ -33,6 +33,8 @@ if [ ! -x "$TOOLS/bin/maturin" ]; then
     "$TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.16,<2"
 fi
 
+# After scripts/test-python.sh (BOARDGAMES_PROFILE=checked) every
+# dependency is compiled already: only this project's crates are built again.
 echo "== maturin build --release (the abi3 wheel)"
 rm -rf "$WHEELS"
 started=$SECONDS
