@@ -130,18 +130,33 @@ fn check(views: &[(Option<usize>, Value)], record: Value) {
     assert!(hidden_seen > 0, "the games hid something (lays, deals) from someone");
 }
 
+/// One game of `players` humans choosing by `choices`, on a server of its
+/// own, every view read and checked.
+fn no_view_case(players: usize, choices: &[u32]) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let s = common::start(common::config()).await;
+        let (views, record) = play(&s, players, choices).await;
+        check(&views, record);
+        s.stop().await;
+    });
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 4, failure_persistence: None, ..ProptestConfig::default() })]
+    // Four random games, as two tests of two cases: a game is one thread's
+    // work (its server and client share a runtime), and the harness runs
+    // the two tests side by side. The second draws its inputs in the other
+    // order, so that a fixed PROPTEST_RNG_SEED still gives four games.
+    #![proptest_config(ProptestConfig { cases: 2, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn no_view_carries_another_seats_hidden_cards(players in 3usize..=9, choices in prop::collection::vec(any::<u32>(), 1..64)) {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(async {
-            let s = common::start(common::config()).await;
-            let (views, record) = play(&s, players, &choices).await;
-            check(&views, record);
-            s.stop().await;
-        });
+        no_view_case(players, &choices);
+    }
+
+    #[test]
+    fn no_view_carries_another_seats_hidden_cards_again(choices in prop::collection::vec(any::<u32>(), 1..64), players in 3usize..=9) {
+        no_view_case(players, &choices);
     }
 }
 
