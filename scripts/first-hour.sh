@@ -60,7 +60,7 @@ echo "ok  boardgame simulate caravan --players 2 --games 4 --agents heuristic,ra
 echo "== 3. the researcher's hour in Python ($VENV)"
 if ! "$VENV/bin/python" -c "import korovan_caravan, gymnasium, pettingzoo" 2>/dev/null; then
     [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-    MATURIN_PEP517_ARGS="--profile ${BOARDGAMES_PROFILE:-dev}" \
+    MATURIN_PEP517_ARGS=$(scripts/maturin-args.sh "${BOARDGAMES_PROFILE:-checked}") \
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "./python[test]"
 fi
 "$VENV/bin/python" scripts/first_hour.py

@@ -8,13 +8,15 @@
 # torch from PyPI brings ~3 GB of CUDA libraries, so the ML packages (torch,
 # sb3-contrib, gymnasium, matplotlib, pytest) are installed ONCE per machine
 # into a cache venv outside the clone, created idempotently under a lock;
-# every run installs this checkout's wheel into it (the `dev` cargo profile,
-# reusing what `cargo test` compiled).
+# every run installs this checkout's wheel into it (by default the build
+# scripts/test-python.sh makes, BOARDGAMES_PROFILE=checked: optimised, with
+# this project's crates overflow-checked; cargo reuses it).
 #
 #   scripts/test-ml.sh                 # from anywhere in the repository
 #
 # Environment: PYTHON (default python3), KOROVAN_ML_VENV (default
-# /var/cache/korovan-caravan/ml-venv), BOARDGAMES_PROFILE (default dev).
+# /var/cache/korovan-caravan/ml-venv), BOARDGAMES_PROFILE (default checked;
+# release, dev or another cargo profile: scripts/maturin-args.sh).
 # Needs the Rust toolchain and access to PyPI (the first time).
 # Exits non-zero when a step fails or when pytest collects no tests.
 set -euo pipefail
@@ -22,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 VENV=${KOROVAN_ML_VENV:-/var/cache/korovan-caravan/ml-venv}
-PROFILE=${BOARDGAMES_PROFILE:-dev}
+PROFILE=${BOARDGAMES_PROFILE:-checked}
 PACKAGES=(torch "sb3-contrib>=2.3" "gymnasium>=1.1" matplotlib "pytest>=7")
 
 mkdir -p "$(dirname "$VENV")"
@@ -34,8 +36,8 @@ if ! "$VENV/bin/python" -c "import torch, sb3_contrib, gymnasium, matplotlib, py
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PACKAGES[@]}"
 fi
 
-echo "== pip install ./python into $VENV (cargo profile $PROFILE)"
-MATURIN_PEP517_ARGS="--profile $PROFILE" \
+echo "== pip install ./python into $VENV (build $PROFILE: $(scripts/maturin-args.sh "$PROFILE"))"
+MATURIN_PEP517_ARGS=$(scripts/maturin-args.sh "$PROFILE") \
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall ./python
 flock -u 9
 

@@ -10,11 +10,17 @@
 #   scripts/test-python.sh            # from anywhere in the repository
 #
 # Environment: PYTHON (default python3, >= 3.9), BOARDGAMES_VENV (default
-# target/py-venv-ci), BOARDGAMES_PROFILE (the cargo profile of the wheel,
-# default `dev`: it reuses what `cargo test` compiled, and the suite is bound
-# by Python, not by the engines; `release` for the published wheel's build),
-# BOARDGAMES_EXTRAS (default `test,ray`; `test` skips installing Ray, and the
-# Ray test then skips itself).
+# target/py-venv-ci), BOARDGAMES_PROFILE (the build of the native module,
+# default `checked`: the release profile with this project's crates
+# overflow-checked and debug-asserted, scripts/python-checked.toml, so the
+# suite runs on optimised code with a debug build's checks, and the release
+# wheel's build, scripts/test-wheel.sh, reuses every dependency; `release`
+# for the published wheel's build, `dev` for an unoptimised one; see
+# scripts/maturin-args.sh), BOARDGAMES_EXTRAS (default `test,ray`; `test`
+# skips installing Ray, and the Ray test then skips itself), BOARDGAME_BIN
+# (the `boardgame` binary the acceptance test compares with; default: built
+# with `cargo build -p boardgame-cli`; scripts/test.sh passes the one
+# `cargo test` built).
 # Needs the Rust toolchain and access to PyPI.
 # Exits non-zero when a step fails or when pytest collects no tests.
 set -euo pipefail
@@ -22,7 +28,7 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 VENV=${BOARDGAMES_VENV:-target/py-venv-ci}
-PROFILE=${BOARDGAMES_PROFILE:-dev}
+PROFILE=${BOARDGAMES_PROFILE:-checked}
 EXTRAS=${BOARDGAMES_EXTRAS:-test,ray}
 TARGET=${CARGO_TARGET_DIR:-target}
 
@@ -31,14 +37,20 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
 
-echo "== pip install ./python[$EXTRAS] (builds the wheel with maturin, cargo profile $PROFILE)"
-MATURIN_PEP517_ARGS="--profile $PROFILE" \
+echo "== pip install ./python[$EXTRAS] (builds the wheel with maturin, build $PROFILE: $(scripts/maturin-args.sh "$PROFILE"))"
+MATURIN_PEP517_ARGS=$(scripts/maturin-args.sh "$PROFILE") \
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "./python[$EXTRAS]"
 
-echo "== cargo build -p boardgame-cli (the acceptance test replays Python records with it)"
-cargo build --quiet -p boardgame-cli
-case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
-export BOARDGAME_BIN="$TARGET/debug/boardgame"
+if [ -z "${BOARDGAME_BIN:-}" ]; then
+    echo "== cargo build -p boardgame-cli (the acceptance test replays Python records with it)"
+    cargo build --quiet -p boardgame-cli
+    case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
+    export BOARDGAME_BIN="$TARGET/debug/boardgame"
+else
+    echo "== the boardgame binary: $BOARDGAME_BIN (BOARDGAME_BIN; the acceptance test replays Python records with it)"
+    [ -x "$BOARDGAME_BIN" ] || { echo "BOARDGAME_BIN=$BOARDGAME_BIN is not an executable" >&2; exit 1; }
+    export BOARDGAME_BIN
+fi
 export BOARDGAMES_REQUIRE_BINARY=1
 case ",$EXTRAS," in *,ray,*) export BOARDGAMES_REQUIRE_RAY=1 ;; esac
 

@@ -10,7 +10,10 @@
 #   scripts/test-wheel.sh             # from anywhere in the repository
 #
 # Environment: PYTHON (default python3, >= 3.9); CARGO_TARGET_DIR (the wheel
-# goes to $CARGO_TARGET_DIR/wheels, the environments beside it).
+# goes to $CARGO_TARGET_DIR/wheels, the environments beside it);
+# BOARDGAME_BIN (the `boardgame` binary the tests compare with; default:
+# built with `cargo build -p boardgame-cli`; scripts/test.sh passes the one
+# `cargo test` built).
 # Needs the Rust toolchain (for the build only) and access to PyPI.
 # scripts/test.sh runs it after scripts/test-python.sh.
 set -euo pipefail
@@ -30,6 +33,8 @@ if [ ! -x "$TOOLS/bin/maturin" ]; then
     "$TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.16,<2"
 fi
 
+# After scripts/test-python.sh (BOARDGAMES_PROFILE=checked) every
+# dependency is compiled already: only this project's crates are built again.
 echo "== maturin build --release (the abi3 wheel)"
 rm -rf "$WHEELS"
 started=$SECONDS
@@ -43,9 +48,15 @@ fi
 wheel=${wheels[0]}
 echo "wheel: $(basename "$wheel"), $(du -k "$wheel" | cut -f1) KiB, built in ${built} s"
 
-echo "== cargo build -p boardgame-cli (the acceptance and Ray tests compare with the binary)"
-cargo build --quiet -p boardgame-cli
-export BOARDGAME_BIN="$TARGET/debug/boardgame"
+if [ -z "${BOARDGAME_BIN:-}" ]; then
+    echo "== cargo build -p boardgame-cli (the acceptance and Ray tests compare with the binary)"
+    cargo build --quiet -p boardgame-cli
+    export BOARDGAME_BIN="$TARGET/debug/boardgame"
+else
+    echo "== the boardgame binary: $BOARDGAME_BIN (BOARDGAME_BIN; the acceptance and Ray tests compare with it)"
+    [ -x "$BOARDGAME_BIN" ] || { echo "BOARDGAME_BIN=$BOARDGAME_BIN is not an executable" >&2; exit 1; }
+    export BOARDGAME_BIN
+fi
 export BOARDGAMES_REQUIRE_BINARY=1
 
 # From here on no Rust toolchain: a PATH of the environment and the system.

@@ -13,7 +13,7 @@ from conftest import SHORT
 import korovan_caravan
 from korovan_caravan.evaluation import play_game
 
-# Small budgets: the suite's wheel is a debug build.
+# Small budgets: the suite also runs on debug builds (BOARDGAMES_PROFILE=dev).
 NAMES = ["random", "heuristic", "ismcts:12", "ismcts-h:8", "flatmc:10", "learned", "learned:0.5", "learned-ismcts:6"]
 
 

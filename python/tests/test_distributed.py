@@ -22,7 +22,7 @@ def binary_json(binary, game, games, agents, seed, players=None, config=None, sh
     return json.loads(out)
 
 
-# Small runs: the suite runs on a debug build.
+# Small runs: the suite also runs on debug builds (BOARDGAMES_PROFILE=dev).
 RUNS = [
     dict(game="korovan", games=24, agents="heuristic,random", seed=5, players=4),
     dict(game="caravan", games=10, agents="random", seed=3, players=3, config={"max_turns": 30}),

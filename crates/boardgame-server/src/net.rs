@@ -131,12 +131,9 @@ pub(crate) fn raw_error(status: u16, reason: &str, code: &str, message: &str, re
 /// `head` is one.
 fn replace_canned(head: &[u8]) -> Option<Vec<u8>> {
     let rest = head.strip_prefix(b"HTTP/1.1 ").or_else(|| head.strip_prefix(b"HTTP/1.0 "))?;
-    let status = rest.get(..3)?;
-    let lower = head.to_ascii_lowercase();
-    if !lower.windows(19).any(|w| w == b"content-length: 0\r\n") {
-        return None;
-    }
-    let (status, reason, code, message) = match status {
+    // The status first: every other answer (each view, with its whole log)
+    // passes without the buffer being copied and scanned.
+    let (status, reason, code, message) = match rest.get(..3)? {
         b"400" => (400, "Bad Request", "bad_request", "the request is not valid HTTP/1.1".to_string()),
         b"414" => (414, "URI Too Long", "uri_too_long", format!("the request line is above {MAX_HEAD} bytes")),
         b"431" => (
@@ -147,6 +144,10 @@ fn replace_canned(head: &[u8]) -> Option<Vec<u8>> {
         ),
         _ => return None,
     };
+    let lower = head.to_ascii_lowercase();
+    if !lower.windows(19).any(|w| w == b"content-length: 0\r\n") {
+        return None;
+    }
     Some(raw_error(status, reason, code, &message, None))
 }
 

@@ -88,7 +88,7 @@ impl TestServer {
             req = req.bearer_auth(t);
         }
         let r = req.send().await.expect("send");
-        (r.status(), r.json().await.expect("json"))
+        (r.status(), json_body(r).await)
     }
 
     pub async fn act(&self, id: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
@@ -97,7 +97,7 @@ impl TestServer {
             req = req.bearer_auth(t);
         }
         let r = req.send().await.expect("send");
-        (r.status(), r.json().await.expect("json"))
+        (r.status(), json_body(r).await)
     }
 
     /// Waits until the view of `token` satisfies `done` (bots and chance act
@@ -113,6 +113,15 @@ impl TestServer {
         }
         panic!("the table never reached the expected state");
     }
+}
+
+/// A response's JSON body. Parsed by `Value`'s `FromStr`, which is compiled
+/// inside serde_json (optimised in the dev profile: the workspace's
+/// Cargo.toml), where `Response::json` would instantiate the generic parser
+/// in this test crate, unoptimised: the views of a long game, read after
+/// every action (tests/hidden.rs), are megabytes of JSON.
+pub async fn json_body(r: reqwest::Response) -> Value {
+    r.text().await.expect("body").parse().expect("json")
 }
 
 /// The token of `seat` in a creation answer.
