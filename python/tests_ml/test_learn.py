@@ -139,17 +139,39 @@ def test_search_self_play_with_an_exported_network_is_reproducible():
         self_play(korovan_caravan.load_game("korovan", players=5), 1, 0, weights=weights)
 
 
-def test_checkpoint_samples_pack_and_unpack_exactly():
+def _legacy_pack(sample: dict) -> dict:
+    """The checkpoint samples of earlier versions: float arrays as their
+    flat non-zero entries, masks as bits."""
+    out = {}
+    for k, a in sample.items():
+        if a.dtype == np.bool_:
+            out[k] = ("bits", a.shape, np.packbits(a.ravel()))
+        else:
+            idx = np.flatnonzero(a)
+            out[k] = ("sparse", a.shape, a.dtype.str, idx, a.ravel()[idx])
+    return out
+
+
+def test_the_window_keeps_samples_compact_and_gives_them_back_exactly():
     game = korovan_caravan.load_game("caravan", players=2, max_turns=4)
-    data = self_play(game, 1, 3, teacher="heuristic")
-    sample = {k: data[k] for k in ("inputs", "masks", "policy", "value")}
-    packed = expert_iteration.pack(sample)
-    back = expert_iteration.unpack(packed)
-    for k in sample:
-        assert back[k].dtype == sample[k].dtype and np.array_equal(back[k], sample[k]), k
-    dense = sum(a.nbytes for a in sample.values())
-    stored = sum(sum(x.nbytes for x in v if isinstance(x, np.ndarray)) for v in packed.values())
-    assert stored < dense / 4, (stored, dense)
+    keys = ("inputs", "masks", "policy", "value")
+    rounds = [{k: d[k] for k in keys} for d in (self_play(game, 1, s, teacher="heuristic") for s in (3, 4))]
+    dense = {k: np.concatenate([r[k] for r in rounds]) for k in keys}
+    rows = np.random.default_rng(0).permutation(len(dense["inputs"]))
+    rows = np.concatenate([rows, rows[:5]])  # any order, repeats too
+    kept = [expert_iteration.compact(r) for r in rounds]
+    for stored in (kept, [expert_iteration.unpack(expert_iteration.pack(r)) for r in kept], [expert_iteration.unpack(_legacy_pack(r)) for r in rounds]):
+        window = expert_iteration.Window(stored)
+        assert len(window) == len(dense["inputs"])
+        got = window.take(rows)
+        for k in keys:
+            assert got[k].dtype == dense[k].dtype and np.array_equal(got[k], dense[k][rows]), k
+    window = expert_iteration.Window(kept)
+    dense_bytes = sum(a.nbytes for a in dense.values())
+    assert window.nbytes() < dense_bytes / 4, (window.nbytes(), dense_bytes)
+    packed = [expert_iteration.pack(r) for r in kept]
+    stored = sum(x.nbytes for p in packed for v in p.values() for x in v if isinstance(x, np.ndarray))
+    assert stored < dense_bytes / 4, (stored, dense_bytes)
 
 
 def test_the_trainer_refuses_bad_settings_before_any_work(tmp_path):

@@ -49,31 +49,106 @@ MAX_ITERATIONS = 1 << 20
 MAX_INIT_BYTES = 4 << 30
 
 
-def pack(sample: dict) -> dict:
-    """A round's samples for the checkpoint: the mostly-zero float arrays
-    as their non-zero entries, the masks as bits (a dense window of
-    Caravan samples is 16 KB a decision)."""
+#: The sample arrays kept as their rows' non-zero entries: the network
+#: inputs (a Caravan decision is 3,316 floats, about 5 % of them non-zero)
+#: and the policy targets (one entry for a sharp target, a few visit shares
+#: for a search's). The legal masks stay dense booleans, the values dense.
+SPARSE_KEYS = ("inputs", "policy")
+
+
+class Rows:
+    """A 2-d array of samples kept as each row's non-zero entries (CSR):
+    ``take`` gives back any rows exactly, dense. A window of Caravan
+    samples stored dense is 16 KB a decision; this way about 1 KB."""
+
+    def __init__(self, shape: tuple, dtype: np.dtype, indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray):
+        self.shape, self.dtype = (int(shape[0]), int(shape[1])), np.dtype(dtype)
+        self.indptr, self.cols, self.vals = indptr, cols, vals
+
+    @classmethod
+    def of(cls, a: np.ndarray) -> "Rows":
+        rows, cols = np.nonzero(a)
+        indptr = np.zeros(a.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=a.shape[0]), out=indptr[1:])
+        return cls(a.shape, a.dtype, indptr, cols.astype(np.int32), a[rows, cols])
+
+    @classmethod
+    def concat(cls, parts: list) -> "Rows":
+        shifts = np.cumsum([0] + [p.indptr[-1] for p in parts[:-1]])
+        indptr = np.concatenate([parts[0].indptr[:1]] + [p.indptr[1:] + s for p, s in zip(parts, shifts)])
+        shape = (sum(p.shape[0] for p in parts), parts[0].shape[1])
+        return cls(shape, parts[0].dtype, indptr, np.concatenate([p.cols for p in parts]), np.concatenate([p.vals for p in parts]))
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """The dense rows ``rows`` (in that order)."""
+        starts, counts = self.indptr[rows], self.indptr[rows + 1] - self.indptr[rows]
+        at = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+        out = np.zeros((len(rows), self.shape[1]), dtype=self.dtype)
+        out[np.repeat(np.arange(len(rows)), counts), self.cols[at]] = self.vals[at]
+        return out
+
+    def nbytes(self) -> int:
+        return self.indptr.nbytes + self.cols.nbytes + self.vals.nbytes
+
+
+def compact(sample: dict) -> dict:
+    """A round's samples (the dense arrays of ``self_play``) as kept in the
+    window: ``SPARSE_KEYS`` as ``Rows``, the rest as they are."""
+    return {k: Rows.of(a) if k in SPARSE_KEYS else a for k, a in sample.items()}
+
+
+class Window:
+    """The samples of the last rounds, trained on: ``take`` gives a batch's
+    rows as dense arrays, the same values the dense window held."""
+
+    def __init__(self, rounds: list):
+        self.arrays = {
+            k: Rows.concat([r[k] for r in rounds]) if k in SPARSE_KEYS else np.concatenate([r[k] for r in rounds])
+            for k in rounds[0]
+        }
+        self.len = self.arrays["inputs"].shape[0]
+
+    def __len__(self) -> int:
+        return self.len
+
+    def take(self, rows: np.ndarray) -> dict:
+        return {k: a.take(rows) if isinstance(a, Rows) else a[rows] for k, a in self.arrays.items()}
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes() if isinstance(a, Rows) else a.nbytes for a in self.arrays.values())
+
+
+def pack(round_: dict) -> dict:
+    """A round's window entry (``compact``) for the checkpoint: ``Rows`` as
+    their arrays, the masks as bits."""
     out = {}
-    for k, a in sample.items():
-        if a.dtype == np.bool_:
+    for k, a in round_.items():
+        if isinstance(a, Rows):
+            out[k] = ("rows", a.shape, a.dtype.str, a.indptr, a.cols, a.vals)
+        elif a.dtype == np.bool_:
             out[k] = ("bits", a.shape, np.packbits(a.ravel()))
         else:
-            idx = np.flatnonzero(a)
-            out[k] = ("sparse", a.shape, a.dtype.str, idx, a.ravel()[idx])
+            out[k] = ("dense", a)
     return out
 
 
 def unpack(packed: dict) -> dict:
+    """``pack``'s inverse; it also reads the checkpoints of earlier versions
+    (every float array as its flat non-zero entries, ``sparse``)."""
     out = {}
     for k, v in packed.items():
         if v[0] == "bits":
             shape = v[1]
             out[k] = np.unpackbits(v[2], count=int(np.prod(shape))).astype(np.bool_).reshape(shape)
+        elif v[0] == "rows":
+            out[k] = Rows(v[1], np.dtype(v[2]), v[3], v[4], v[5])
+        elif v[0] == "dense":
+            out[k] = v[1]
         else:
             _, shape, dtype, idx, val = v
             a = np.zeros(int(np.prod(shape)), dtype=np.dtype(dtype))
             a[idx] = val
-            out[k] = a.reshape(shape)
+            out[k] = Rows.of(a.reshape(shape)) if k in SPARSE_KEYS else a.reshape(shape)
     return out
 
 
@@ -219,18 +294,18 @@ def _run(a: argparse.Namespace) -> dict:
             data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
         else:
             data = self_play(game, a.games, seed, teacher=a.teacher, sharp=a.sharp, threads=a.threads)
-        buffer.append({k: data[k] for k in ("inputs", "masks", "policy", "value")})
+        buffer.append(compact({k: data[k] for k in ("inputs", "masks", "policy", "value")}))
         buffer = buffer[-a.window :]
-        arrays = {k: torch.from_numpy(np.concatenate([b[k] for b in buffer])) for k in buffer[0]}
-        n = arrays["inputs"].shape[0]
+        window = Window(buffer)
+        n = len(window)
         gen = torch.Generator().manual_seed(a.seed * 7919 + rnd)
         net.train()
         sums, steps = [0.0, 0.0], 0
         for _ in range(a.epochs):
             perm = torch.randperm(n, generator=gen)
             for i in range(0, n, a.batch):
-                idx = perm[i : i + a.batch]
-                x, m, p, v = (arrays[k][idx].to(device) for k in ("inputs", "masks", "policy", "value"))
+                batch = window.take(perm[i : i + a.batch].numpy())
+                x, m, p, v = (torch.from_numpy(batch[k]).to(device) for k in ("inputs", "masks", "policy", "value"))
                 lp, lv = losses(net, x, m, p, v, players)
                 loss = lp + lv
                 if not torch.isfinite(loss):
