@@ -154,7 +154,7 @@ def _legacy_pack(sample: dict) -> dict:
 
 def test_the_window_keeps_samples_compact_and_gives_them_back_exactly():
     game = korovan_caravan.load_game("caravan", players=2, max_turns=4)
-    keys = ("inputs", "masks", "policy", "value")
+    keys = expert_iteration.SAMPLE_KEYS
     rounds = [{k: d[k] for k in keys} for d in (self_play(game, 1, s, teacher="heuristic") for s in (3, 4))]
     dense = {k: np.concatenate([r[k] for r in rounds]) for k in keys}
     rows = np.random.default_rng(0).permutation(len(dense["inputs"]))
