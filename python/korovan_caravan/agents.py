@@ -12,7 +12,7 @@
     policy, action = agent.step_with_policy(state)
 
 ``Agent(game, name, seed=0)`` takes every name the ``boardgame`` binary
-takes (``random``, ``heuristic``, ``ismcts:N``, ``ismcts-h:N``, ``flatmc:N``,
+takes (``random``, ``heuristic``, ``ismcts:N``, ``ismcts-h:N``, ``flatmc:N``, ``flatmc-h:N``,
 ``N`` iterations or a time per decision such as ``10ms`` or ``2s``); the
 names are read by the Rust kit (``AgentSpec``), so an unknown one raises
 ``ValueError`` with the kit's message (a name is read exactly: ``"random "``

@@ -125,6 +125,31 @@ def test_self_play_is_seeded_and_its_targets_are_consistent():
         self_play(game, 1, 0, teacher="no-such-agent")
 
 
+def test_flatmc_h_teaches_a_softmax_of_its_values_that_sharpens_exactly():
+    # flatmc-h: every legal action valued by heuristic rollouts; its target
+    # is the softmax of the values at one score point, on every legal action.
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=6)
+    a = self_play(game, 2, 5, teacher="flatmc-h:300", threads=2)
+    b = self_play(game, 2, 5, teacher="flatmc-h:300", threads=1)
+    assert np.array_equal(a["policy"], b["policy"])
+    p, m = a["policy"], a["masks"]
+    many = m.sum(axis=1) > 1
+    assert many.sum() > 10
+    assert (p[m] > 0).all() and not (p[~m] > 0).any(), "a value for every legal action, none elsewhere"
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    # sharpen(p, k) is the softmax of the same values at 1/k of the temperature
+    logits = np.where(m, np.log(np.where(m, p, 1.0)), -np.inf)
+    for k in (1.0, 4.0, 20.0):
+        q = expert_iteration.sharpen(p.copy(), k)
+        z = np.exp(k * (logits - logits.max(axis=1, keepdims=True)))
+        np.testing.assert_allclose(q, z / z.sum(axis=1, keepdims=True), atol=1e-5)
+    sharp = expert_iteration.sharpen(p.copy(), 1000.0)
+    assert np.isfinite(sharp).all() and (sharp.sum(axis=1) > 0.999).all(), "nothing underflows to a zero row"
+    assert (sharp.argmax(axis=1) == p.argmax(axis=1)).all()
+    zero = np.zeros((2, 5), np.float32)
+    assert np.array_equal(expert_iteration.sharpen(zero, 3.0), zero)
+
+
 def test_search_self_play_with_an_exported_network_is_reproducible():
     torch.manual_seed(2)
     weights = to_bytes(make_net("caravan", channels=4, blocks=1), "caravan")
@@ -176,7 +201,16 @@ def test_the_window_keeps_samples_compact_and_gives_them_back_exactly():
 
 def test_the_trainer_refuses_bad_settings_before_any_work(tmp_path):
     out = tmp_path / "run"
-    for bad in (["--lr", "0"], ["--lr", "nan"], ["--threads", "0"], ["--games", "0"], ["--init", str(tmp_path)]):
+    for bad in (
+        ["--lr", "0"],
+        ["--lr", "nan"],
+        ["--threads", "0"],
+        ["--games", "0"],
+        ["--init", str(tmp_path)],
+        ["--target-power", "0"],
+        ["--target-power", "inf"],
+        ["--target-power", "1001"],
+    ):
         assert expert_iteration.main(["--game", "korovan", "--out", str(out), *bad]) == 2, bad
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -57,7 +57,7 @@ pub struct BalanceArgs {
     config: Option<String>,
     /// The agents, comma-separated; the last one fills the seats left
     /// (`heuristic`: self-play). Names: random, heuristic, ismcts:N,
-    /// ismcts-h:N, flatmc:N, learned, learned:T, learned-ismcts:N. Seats rotate through them from game to game.
+    /// ismcts-h:N, flatmc:N, flatmc-h:N, learned, learned:T, learned-ismcts:N. Seats rotate through them from game to game.
     #[arg(long, short = 'a', default_value = "heuristic")]
     agents: String,
     /// Games per cell of the grid (before sharding).

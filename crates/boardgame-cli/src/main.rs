@@ -30,7 +30,7 @@ use crate::error::CliError;
 
 const EXAMPLES: &str = "\
 Games: korovan (3-9 players), caravan (2-4 players).
-Agents: random, heuristic, ismcts:N, ismcts-h:N, flatmc:N, learned, learned:T, learned-ismcts:N (N iterations
+Agents: random, heuristic, ismcts:N, ismcts-h:N, flatmc:N, flatmc-h:N, learned, learned:T, learned-ismcts:N (N iterations
 per move, at most 10000000, or a time such as 200ms, at most 600s; T a temperature).
 
 Examples:

@@ -36,7 +36,7 @@ pub struct PlayArgs {
     seat: usize,
     /// The bots, in seat order (your seat skipped), comma-separated; the
     /// last one listed fills the seats left. Names: random, heuristic,
-    /// ismcts:N, ismcts-h:N, flatmc:N, learned, learned:T,
+    /// ismcts:N, ismcts-h:N, flatmc:N, flatmc-h:N, learned, learned:T,
     /// learned-ismcts:N (N iterations per move, or a time like 200ms; T a
     /// temperature).
     /// By default the engine's heuristic (random for a game without one).

@@ -59,7 +59,8 @@ pub struct SimulateArgs {
     /// The agents, comma-separated; the last one listed fills the seats left
     /// (`heuristic,random`: one heuristic agent against random ones). Names:
     /// random, heuristic, ismcts:N, ismcts-h:N (the search with the
-    /// engine's heuristic), flatmc:N, learned, learned:T (the trained
+    /// engine's heuristic), flatmc:N, flatmc-h:N (flat Monte-Carlo over
+    /// the heuristic's rollouts), learned, learned:T (the trained
     /// network, greedy or at a temperature T), learned-ismcts:N (the search
     /// guided by the network) (N iterations per move, or a time like
     /// 200ms). They rotate through the seats from game to

@@ -628,7 +628,9 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1() {
 fn help_names_every_agent_and_game() {
     for cmd in ["simulate", "play", "balance"] {
         let help = ok(&[cmd, "--help"]);
-        for agent in ["random", "heuristic", "ismcts:N", "ismcts-h:N", "flatmc:N", "learned", "learned-ismcts:N"] {
+        for agent in
+            ["random", "heuristic", "ismcts:N", "ismcts-h:N", "flatmc:N", "flatmc-h:N", "learned", "learned-ismcts:N"]
+        {
             assert!(help.contains(agent), "`{cmd} --help` omits {agent}: {help}");
         }
     }

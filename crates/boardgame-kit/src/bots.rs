@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::nn::WeightsError;
-use crate::{Agent, Budget, Entrant, FlatMcAgent, Game, IsMctsAgent, RandomAgent};
+use crate::{Agent, Budget, Entrant, Evaluation, FlatMcAgent, Game, IsMctsAgent, RandomAgent};
 
 /// An engine's own agents, so that every front end can name them without
 /// knowing the engine. Both methods default to `None` (an engine without a
@@ -22,6 +22,32 @@ pub trait Bots: Game {
     fn tuned_agent(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
         let _ = budget;
         None
+    }
+
+    /// Flat Monte-Carlo improving on the heuristic — `flatmc-h:N`: every
+    /// legal action tried by rollouts in which the heuristic plays every
+    /// seat, [`HEURISTIC_FLAT_DEPTH`] actions deep, scored by score margin
+    /// ([`Evaluation::ScoreMargin`]`(`[`HEURISTIC_FLAT_MARGIN`]`)`), all
+    /// actions on common random numbers
+    /// ([`FlatMcAgent::common_random_numbers`]), `budget` rollouts per
+    /// decision, the heuristic's own move kept unless another is better by
+    /// more than [`HEURISTIC_FLAT_BASE_MARGIN`] ([`FlatMcAgent::base_agent`]);
+    /// its [`Agent::policy`] is the softmax of the actions' mean
+    /// values at temperature [`HEURISTIC_FLAT_TEMPERATURE`] (a target for a
+    /// network: one rollout step of policy improvement on the heuristic).
+    /// The default builds it from [`Bots::heuristic_agent`]; `None` without
+    /// one.
+    fn heuristic_flat_agent(budget: Budget) -> Option<Box<dyn Agent<Self>>> {
+        let (rollout, base) = (Self::heuristic_agent()?, Self::heuristic_agent()?);
+        Some(Box::new(
+            FlatMcAgent::<Self>::new(budget)
+                .rollout_agent(rollout)
+                .base_agent(base, HEURISTIC_FLAT_BASE_MARGIN)
+                .rollout_depth(HEURISTIC_FLAT_DEPTH)
+                .evaluation(Evaluation::ScoreMargin(HEURISTIC_FLAT_MARGIN))
+                .common_random_numbers()
+                .policy_temperature(HEURISTIC_FLAT_TEMPERATURE),
+        ))
     }
 
     /// The engine's trained network playing its policy at `temperature`
@@ -43,6 +69,24 @@ pub trait Bots: Game {
 }
 
 impl Bots for crate::testgame::HiddenNim {}
+
+/// Rollout depth of `flatmc-h:N` ([`Bots::heuristic_flat_agent`]), in
+/// actions: the depth of Caravan's tuned search.
+pub const HEURISTIC_FLAT_DEPTH: usize = 20;
+
+/// Score-margin scale of `flatmc-h:N` ([`Bots::heuristic_flat_agent`]), in
+/// score points.
+pub const HEURISTIC_FLAT_MARGIN: f64 = 30.0;
+
+/// How much better (in value units) another action must look than the
+/// heuristic's own for `flatmc-h:N` to play it
+/// ([`FlatMcAgent::base_agent`]): half a score point near level.
+pub const HEURISTIC_FLAT_BASE_MARGIN: f64 = 0.5 * HEURISTIC_FLAT_TEMPERATURE;
+
+/// Policy temperature of `flatmc-h:N` ([`Bots::heuristic_flat_agent`]): on
+/// the margin scale of [`HEURISTIC_FLAT_MARGIN`] a value of `0.5 + m/60`
+/// near level, so one score point of mean margin is one unit of logit.
+pub const HEURISTIC_FLAT_TEMPERATURE: f64 = 1.0 / (2.0 * HEURISTIC_FLAT_MARGIN);
 
 /// The temperature of a `learned:T` agent: finite, above 0 and at most
 /// [`Temperature::MAX`]. Compared and hashed by its bits, so that an
@@ -97,7 +141,7 @@ pub const MAX_ITERATIONS: u64 = 10_000_000;
 pub const MAX_BUDGET_TIME: Duration = Duration::from_secs(600);
 
 /// An agent by name: `random`, `heuristic`, `ismcts:N`, `ismcts-h:N`,
-/// `flatmc:N`, `learned`, `learned:T`, `learned-ismcts:N`, where `N` is a
+/// `flatmc:N`, `flatmc-h:N`, `learned`, `learned:T`, `learned-ismcts:N`, where `N` is a
 /// number of iterations or a time per decision (`200ms`, `2s`, `500us`), at
 /// most [`MAX_ITERATIONS`] iterations or [`MAX_BUDGET_TIME`], and `T` a
 /// temperature ([`Temperature`]). `Display` writes the name back. A name is
@@ -127,6 +171,9 @@ pub enum AgentSpec {
     IsMctsH(Budget),
     /// Flat Monte-Carlo ([`FlatMcAgent::new`]) with this budget.
     FlatMc(Budget),
+    /// Flat Monte-Carlo over the engine's heuristic
+    /// ([`Bots::heuristic_flat_agent`]) with this budget.
+    FlatMcH(Budget),
     /// The engine's trained network, greedy (`None`, `learned`) or sampled
     /// at a temperature (`learned:T`) ([`Bots::learned_agent`]).
     Learned(Option<Temperature>),
@@ -136,7 +183,7 @@ pub enum AgentSpec {
 }
 
 /// The agent names [`AgentSpec`] knows, for messages.
-pub const AGENT_NAMES: &str = "random, heuristic, ismcts:N, ismcts-h:N, flatmc:N, learned, learned:T, learned-ismcts:N \
+pub const AGENT_NAMES: &str = "random, heuristic, ismcts:N, ismcts-h:N, flatmc:N, flatmc-h:N, learned, learned:T, learned-ismcts:N \
      (N iterations, or a time like 200ms or 2s; T a temperature above 0, at most 100)";
 
 /// A name that is no [`AgentSpec`], or an agent this engine lacks.
@@ -194,6 +241,7 @@ impl fmt::Display for AgentSpec {
             AgentSpec::IsMcts(n) => write!(f, "ismcts:{n}"),
             AgentSpec::IsMctsH(n) => write!(f, "ismcts-h:{n}"),
             AgentSpec::FlatMc(n) => write!(f, "flatmc:{n}"),
+            AgentSpec::FlatMcH(n) => write!(f, "flatmc-h:{n}"),
             AgentSpec::Learned(None) => f.write_str("learned"),
             AgentSpec::Learned(Some(t)) => write!(f, "learned:{t}"),
             AgentSpec::LearnedIsMcts(n) => write!(f, "learned-ismcts:{n}"),
@@ -250,6 +298,7 @@ impl FromStr for AgentSpec {
             "ismcts" => Ok(AgentSpec::IsMcts(parse_budget(s, budget)?)),
             "ismcts-h" => Ok(AgentSpec::IsMctsH(parse_budget(s, budget)?)),
             "flatmc" => Ok(AgentSpec::FlatMc(parse_budget(s, budget)?)),
+            "flatmc-h" => Ok(AgentSpec::FlatMcH(parse_budget(s, budget)?)),
             "learned" => match budget {
                 None => Ok(AgentSpec::Learned(None)),
                 // the range is checked on the written value, before rounding
@@ -272,9 +321,11 @@ impl AgentSpec {
     /// The search budget per decision, for the agents that search.
     pub fn budget(&self) -> Option<Budget> {
         match *self {
-            AgentSpec::IsMcts(b) | AgentSpec::IsMctsH(b) | AgentSpec::FlatMc(b) | AgentSpec::LearnedIsMcts(b) => {
-                Some(b)
-            }
+            AgentSpec::IsMcts(b)
+            | AgentSpec::IsMctsH(b)
+            | AgentSpec::FlatMc(b)
+            | AgentSpec::FlatMcH(b)
+            | AgentSpec::LearnedIsMcts(b) => Some(b),
             AgentSpec::Random | AgentSpec::Heuristic | AgentSpec::Learned(_) => None,
         }
     }
@@ -283,7 +334,7 @@ impl AgentSpec {
     ///
     /// # Errors
     /// [`AgentSpecError::NotForEngine`] when `G` has no agent of this kind
-    /// (`heuristic` and `ismcts-h` need [`Bots`]' agents).
+    /// (`heuristic`, `ismcts-h` and `flatmc-h` need [`Bots`]' agents).
     pub fn build<G: Bots>(&self) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
         let missing = || AgentSpecError::NotForEngine { agent: self.to_string(), engine: G::NAME };
         match *self {
@@ -292,6 +343,7 @@ impl AgentSpec {
             AgentSpec::IsMcts(budget) => Ok(Box::new(IsMctsAgent::<G>::new(budget))),
             AgentSpec::IsMctsH(budget) => G::tuned_agent(budget).ok_or_else(missing),
             AgentSpec::FlatMc(budget) => Ok(Box::new(FlatMcAgent::<G>::new(budget))),
+            AgentSpec::FlatMcH(budget) => G::heuristic_flat_agent(budget).ok_or_else(missing),
             AgentSpec::Learned(t) => self.network_agent::<G>(G::learned_agent(t.map_or(0.0, Temperature::get))),
             AgentSpec::LearnedIsMcts(budget) => self.network_agent::<G>(G::learned_search_agent(budget)),
         }
@@ -328,9 +380,17 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_budgets_parse() {
-        for name in
-            ["random", "heuristic", "ismcts:2000", "ismcts-h:1000", "flatmc:50", "ismcts:250ms", "flatmc:1500us"]
-        {
+        for name in [
+            "random",
+            "heuristic",
+            "ismcts:2000",
+            "ismcts-h:1000",
+            "flatmc:50",
+            "flatmc-h:2500",
+            "ismcts:250ms",
+            "flatmc:1500us",
+            "flatmc-h:20ms",
+        ] {
             let spec: AgentSpec = name.parse().unwrap();
             assert_eq!(spec.to_string(), name);
         }
@@ -392,6 +452,8 @@ mod tests {
         assert!(err.to_string().starts_with("unknown agent `heuristic`"), "{err}");
         assert!(AgentSpec::IsMctsH(Budget::Iterations(3)).build::<HiddenNim>().is_err());
         assert!(AgentSpec::IsMctsH(Budget::Iterations(3)).entrant::<HiddenNim>().is_err());
+        let err = AgentSpec::FlatMcH(Budget::Iterations(3)).build::<HiddenNim>().err().unwrap();
+        assert_eq!(err, AgentSpecError::NotForEngine { agent: "flatmc-h:3".into(), engine: "hidden-nim" });
         for spec in
             [AgentSpec::Random, AgentSpec::IsMcts(Budget::Iterations(3)), AgentSpec::FlatMc(Budget::Iterations(3))]
         {

@@ -13,7 +13,7 @@
 //! * [`Driver`] — the one stepping loop: a game, its seed's streams (chance
 //!   and one per seat) and its record, advanced by chance, agents or people.
 //! * [`Bots`], [`AgentSpec`] — an engine's own agents, and agents by name
-//!   (`random`, `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`,
+//!   (`random`, `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`, `flatmc-h:N`,
 //!   `learned`, `learned:T`, `learned-ismcts:N`).
 //! * [`Agent`], [`RandomAgent`], [`play_game`], [`playout`], [`perft`],
 //!   [`decision_positions`], [`Arena`] — generic tools; [`conformance`] — the test suite every engine

@@ -649,3 +649,121 @@ fn the_search_policy_is_the_roots_visit_shares_and_its_argmax_is_the_move() {
     Agent::<HiddenNim>::policy(&random, &mut out);
     assert!(out.is_empty(), "cleared");
 }
+
+/// A rollout policy that records the first number it draws at each call
+/// and takes one stone.
+struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<u64>>>);
+impl Agent<HiddenNim> for Recorder {
+    fn name(&self) -> String {
+        "recorder".into()
+    }
+    fn act(&mut self, _: &HiddenNim, _: usize, rng: &mut GameRng) -> NimAction {
+        self.0.lock().unwrap().push(rng.next_u64());
+        NimAction::Take(1)
+    }
+}
+
+/// The draws of the rollouts of one search of `flat` at a 10-stone pile,
+/// each rollout one decision deep (so every call is a rollout's first).
+fn rollout_draws(flat: FlatMcAgent<HiddenNim>) -> (Vec<u64>, Vec<(NimAction, u32, f64)>) {
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut flat = flat.rollout_depth(1).rollout_agent(Box::new(Recorder(log.clone())));
+    let state = nim(10, [1, 2], &[]);
+    let a = flat.act(&state, 0, &mut GameRng::new(5));
+    assert!(state.is_legal(a));
+    let draws = log.lock().unwrap().clone();
+    (draws, flat.action_values())
+}
+
+#[test]
+fn common_random_numbers_give_every_action_of_a_round_the_same_stream() {
+    // Two legal actions (take 1, take 2): with common random numbers the
+    // two rollouts of a round draw the same numbers; a round once begun is
+    // completed, so both actions have the same number of rollouts even
+    // when the budget is odd.
+    let (draws, values) = rollout_draws(FlatMcAgent::with_iterations(7).common_random_numbers());
+    assert_eq!(draws.len(), 8, "four complete rounds of two actions");
+    for pair in draws.chunks(2) {
+        assert_eq!(pair[0], pair[1], "{draws:?}");
+    }
+    assert_ne!(draws[0], draws[2], "each round has a stream of its own");
+    assert_eq!(values.iter().map(|v| v.1).collect::<Vec<_>>(), [4, 4]);
+    // Without, the rollouts share one stream in sequence and the budget is exact.
+    let (draws, values) = rollout_draws(FlatMcAgent::with_iterations(7));
+    assert_eq!(draws.len(), 7);
+    assert!(draws.chunks(2).filter(|p| p.len() == 2).all(|p| p[0] != p[1]), "{draws:?}");
+    assert_eq!(values.iter().map(|v| v.1).collect::<Vec<_>>(), [4, 3]);
+}
+
+#[test]
+fn policy_temperature_reports_the_softmax_of_the_mean_returns() {
+    let state = nim(7, [2, 3], &[]);
+    let mut policy = Vec::new();
+    for t in [0.05, 0.5, 4.0] {
+        let mut flat = FlatMcAgent::with_iterations(200).common_random_numbers().policy_temperature(t);
+        let chosen = flat.act(&state, 0, &mut GameRng::new(9));
+        flat.policy(&mut policy);
+        let values = flat.action_values();
+        assert_eq!(policy.len(), values.len());
+        let z: f64 = values.iter().map(|v| (v.2 / t).exp()).sum();
+        for ((a, p), (b, n, m)) in policy.iter().zip(&values) {
+            assert_eq!(a, b);
+            assert!(*n > 0);
+            assert!((p - (m / t).exp() / z).abs() < 1e-12, "{policy:?} {values:?}");
+        }
+        let top = policy.iter().map(|p| p.1).fold(0.0, f64::max);
+        assert_eq!(policy.iter().find(|p| p.1 == top).unwrap().0, chosen, "the most likely action is played");
+    }
+    // No temperature, or a temperature that is not finite and positive: no policy.
+    for flat in [
+        FlatMcAgent::with_iterations(50),
+        FlatMcAgent::with_iterations(50).policy_temperature(0.0),
+        FlatMcAgent::with_iterations(50).policy_temperature(f64::NAN),
+        FlatMcAgent::with_iterations(50).policy_temperature(-1.0),
+    ] {
+        let mut flat = flat;
+        flat.act(&state, 0, &mut GameRng::new(9));
+        flat.policy(&mut policy);
+        assert!(policy.is_empty());
+    }
+}
+
+/// A base policy that always proposes `take n`.
+struct Takes(u8);
+impl Agent<HiddenNim> for Takes {
+    fn name(&self) -> String {
+        format!("takes-{}", self.0)
+    }
+    fn act(&mut self, _: &HiddenNim, _: usize, _: &mut GameRng) -> NimAction {
+        NimAction::Take(self.0)
+    }
+}
+
+#[test]
+fn a_base_policy_wins_ties_and_is_left_only_for_a_clearly_better_action() {
+    // Ten stones, rollouts scored where they start: both actions tie.
+    let even = nim(10, [1, 2], &[]);
+    let tie = |flat: FlatMcAgent<HiddenNim>| flat.rollout_depth(0).act(&even, 0, &mut GameRng::new(3));
+    assert_eq!(tie(FlatMcAgent::with_iterations(20)), NimAction::Take(1), "without a base: the first");
+    assert_eq!(tie(FlatMcAgent::with_iterations(20).base_agent(Box::new(Takes(2)), 0.0)), NimAction::Take(2));
+    // The one-move win (take 2) beats a base of `take 1` by a wide margin
+    // of return, but not by more than 2 (returns lie in [0, 1]).
+    let state = nim(5, [1, 2], &[2, 1]);
+    let mut policy = Vec::new();
+    for (margin, expect) in [(0.0, NimAction::Take(2)), (0.05, NimAction::Take(2)), (2.0, NimAction::Take(1))] {
+        let mut flat = FlatMcAgent::with_iterations(100).base_agent(Box::new(Takes(1)), margin).policy_temperature(0.1);
+        assert_eq!(flat.act(&state, 0, &mut GameRng::new(4)), expect, "margin {margin}");
+        flat.policy(&mut policy);
+        let values = flat.action_values();
+        let (p1, p2) = (policy[0].1, policy[1].1);
+        let (m1, m2) = (values[0].2 + margin, values[1].2);
+        assert!(((p2 / p1).ln() - (m2 - m1) / 0.1).abs() < 1e-9, "the base's margin is in the policy too");
+    }
+    // An illegal base proposal is ignored.
+    let one = nim(10, [1, 2], &[2, 2, 2, 2]); // 2 stones: both legal
+    assert!(one.is_legal(FlatMcAgent::with_iterations(10).base_agent(Box::new(Takes(3)), 1.0).act(
+        &one,
+        0,
+        &mut GameRng::new(1)
+    )));
+}

@@ -1,5 +1,5 @@
 //! Agents by name, as the kit names them ([`AgentSpec`]: `random`,
-//! `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`); the engines build
+//! `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`, `flatmc-h:N`); the engines build
 //! their own heuristic and tuned search ([`boardgame_kit::Bots`]). This
 //! module only reads lists of names and fits them to the seats.
 

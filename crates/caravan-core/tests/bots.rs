@@ -43,6 +43,45 @@ fn bots_name_the_heuristic_and_the_tuned_search() {
     assert_eq!(again.record.actions, g.record.actions);
 }
 
+/// `flatmc-h:N` (issue 31's rollout teacher): every legal action tried by
+/// heuristic rollouts on common random numbers; it plays the action of
+/// best mean value, and its policy is the softmax of those values over every
+/// legal action.
+#[test]
+fn flatmc_h_improves_on_the_heuristic_by_rollouts_and_reports_its_values() {
+    let config = CaravanConfig { max_turns: 40, ..CaravanConfig::with_players(2) };
+    let mut flat = "flatmc-h:400".parse::<AgentSpec>().unwrap().build::<Caravan>().unwrap();
+    let mut heuristic = CaravanHeuristic::new();
+    let mut agents: [&mut dyn Agent<Caravan>; 2] = [&mut *flat, &mut heuristic];
+    let g = play_game::<Caravan>(&config, &mut agents, 8).unwrap();
+    assert!(g.state.is_terminal());
+    // a position of that game where the mover has many legal actions
+    let mut s = Caravan::new_game(&config).unwrap();
+    let mut rng = GameRng::new(1);
+    let mut policy = Vec::new();
+    let mut checked = 0;
+    for &id in &g.record.actions {
+        if let boardgame_kit::Turn::Player(seat) = s.turn() {
+            let mut list = <Caravan as Game>::ActionList::default();
+            s.legal_actions(&mut list);
+            let legal: Vec<_> = list.iter().copied().collect();
+            if legal.len() > 20 && checked < 3 {
+                let chosen = flat.act(&s, seat, &mut rng);
+                flat.policy(&mut policy);
+                assert_eq!(policy.len(), legal.len(), "every legal action has a value");
+                assert!(policy.iter().all(|(a, p)| legal.contains(a) && *p > 0.0 && p.is_finite()));
+                assert!((policy.iter().map(|p| p.1).sum::<f64>() - 1.0).abs() < 1e-9);
+                // the move played has the top value (ties: the first of them)
+                let top = policy.iter().map(|p| p.1).fold(0.0, f64::max);
+                assert_eq!(policy.iter().find(|p| p.1 == top).unwrap().0, chosen);
+                checked += 1;
+            }
+        }
+        s.apply(Caravan::action_from_id(&config, id).unwrap()).unwrap();
+    }
+    assert_eq!(checked, 3);
+}
+
 fn short(players: u8, max_turns: u32) -> CaravanConfig {
     CaravanConfig { max_turns, ..cfg(players) }
 }

@@ -96,6 +96,23 @@ class Rows:
         return self.indptr.nbytes + self.cols.nbytes + self.vals.nbytes
 
 
+def sharpen(policy: np.ndarray, power: float) -> np.ndarray:
+    """Each row of policy targets raised to ``power`` and renormalised: the
+    softmax of the same values at ``1/power`` of the temperature (a
+    ``flatmc-h`` target is a softmax of the actions' values). Computed
+    relative to each row's largest entry, so nothing underflows to an
+    all-zero row; a row of zeros stays zero."""
+    if power == 1.0:
+        return policy
+    top = policy.max(axis=1, keepdims=True)
+    out = np.zeros_like(policy)
+    np.divide(policy, top, out=out, where=top > 0)
+    out **= power
+    total = out.sum(axis=1, keepdims=True)
+    np.divide(out, total, out=out, where=total > 0)
+    return out
+
+
 def compact(sample: dict) -> dict:
     """A round's samples (the dense arrays of ``self_play``) as kept in the
     window: ``SPARSE_KEYS`` as ``Rows``, the rest as they are."""
@@ -172,6 +189,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--teacher", default="heuristic", help="agent of the first rounds (distillation)")
     p.add_argument("--teacher-rounds", type=int, default=1, help="rounds played by --teacher (without --init)")
     p.add_argument("--sharp", action="store_true", help="the teacher's move as the whole target")
+    p.add_argument(
+        "--target-power",
+        type=float,
+        default=1.0,
+        help="raise each policy target to this power and renormalise (a softmax target at 1/K of its temperature)",
+    )
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=1e-3)
@@ -201,6 +224,8 @@ def check(a: argparse.Namespace) -> None:
         a.rounds = 10
     if not (math.isfinite(a.lr) and a.lr > 0):
         raise UsageError(f"--lr must be finite and positive, got {a.lr}")
+    if not (math.isfinite(a.target_power) and 0 < a.target_power <= 1000):
+        raise UsageError(f"--target-power must be above 0 and at most 1000, got {a.target_power}")
     if not (math.isfinite(a.weight_decay) and a.weight_decay >= 0):
         raise UsageError(f"--weight-decay must be finite and non-negative, got {a.weight_decay}")
     for name, v, lo, hi in [
@@ -298,6 +323,7 @@ def _run(a: argparse.Namespace) -> dict:
             data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
         else:
             data = self_play(game, a.games, seed, teacher=a.teacher, sharp=a.sharp, threads=a.threads)
+        data["policy"] = sharpen(data["policy"], a.target_power)
         buffer.append(compact({k: data[k] for k in SAMPLE_KEYS}))
         buffer = buffer[-a.window :]
         window = Window(buffer)

@@ -42,6 +42,10 @@ pub struct FlatMcAgent<G: Game> {
     counts: Vec<u32>,
     returns: Vec<f64>,
     ledger: Ledger,
+    common: bool,
+    temperature: Option<f64>,
+    base: Option<(Box<dyn Agent<G>>, f64)>,
+    base_index: Option<usize>,
 }
 
 impl<G: Game> fmt::Debug for FlatMcAgent<G> {
@@ -71,6 +75,10 @@ impl<G: Game> FlatMcAgent<G> {
             counts: Vec::new(),
             returns: Vec::new(),
             ledger: Ledger::default(),
+            common: false,
+            temperature: None,
+            base: None,
+            base_index: None,
         }
     }
 
@@ -137,6 +145,62 @@ impl<G: Game> FlatMcAgent<G> {
         self
     }
 
+    /// Common random numbers: within a round every action's rollout draws
+    /// from the same random stream (chance and the rollout policy), so two
+    /// actions are compared on the same dice, not on dice of their own; and
+    /// a round, once begun, is completed whatever the budget, so that every
+    /// action has the same streams (an iteration budget may then be
+    /// exceeded by up to one round less one rollout). Off by default: the
+    /// rollouts then share one stream in sequence, as before.
+    #[must_use]
+    pub fn common_random_numbers(mut self) -> Self {
+        self.common = true;
+        self
+    }
+
+    /// What [`Agent::policy`] reports after a search: the softmax of the
+    /// legal actions' mean returns divided by `temperature` (finite and
+    /// above 0; anything else leaves the policy empty, the default). A
+    /// temperature on the scale of the returns' differences that matter
+    /// (for [`Evaluation::ScoreMargin`]`(30)`, 1/60 is one score point near
+    /// level) ranks near-equal actions together rather than picking one of
+    /// them, which is what a network learning from the search needs.
+    #[must_use]
+    pub fn policy_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = (temperature.is_finite() && temperature > 0.0).then_some(temperature);
+        self
+    }
+
+    /// A base policy to improve on: `agent`'s action gets `margin` (in
+    /// return units, at least 0) added to its mean return, in the choice
+    /// and in [`Agent::policy`], and wins ties; so the search departs from
+    /// the base only for an action that its rollouts find better by more
+    /// than `margin` — one step of policy improvement that keeps the base
+    /// policy's move where the rollouts cannot tell the actions apart (many
+    /// actions of a long game differ by nothing a short rollout sees, and
+    /// without a base the first of them in legal-list order would be
+    /// played). The base agent is asked once per search (with the search's
+    /// random generator); an illegal answer is ignored.
+    #[must_use]
+    pub fn base_agent(mut self, agent: Box<dyn Agent<G>>, margin: f64) -> Self {
+        self.base = Some((agent, if margin.is_finite() && margin > 0.0 { margin } else { 0.0 }));
+        self
+    }
+
+    /// The mean return of action `i` of the last search with the base
+    /// policy's margin; `None` if it was not tried.
+    fn score(&self, i: usize) -> Option<f64> {
+        let n = *self.counts.get(i)?;
+        if n == 0 {
+            return None;
+        }
+        let bonus = match (&self.base, self.base_index) {
+            (Some((_, margin)), Some(b)) if b == i => *margin,
+            _ => 0.0,
+        };
+        Some(self.sums[i] / f64::from(n) + bonus)
+    }
+
     /// The budget per move.
     pub fn current_budget(&self) -> Budget {
         self.settings.budget
@@ -189,8 +253,13 @@ impl<G: Game> Agent<G> for FlatMcAgent<G> {
         self.sums.resize(k, 0.0);
         self.counts.clear();
         self.counts.resize(k, 0);
+        self.base_index = None;
         if k <= 1 {
             return fallback_action(state, &self.list, rng);
+        }
+        if let Some((base, _)) = self.base.as_mut() {
+            let b = base.act(state, seat, rng);
+            self.base_index = self.list.iter().position(|&a| a == b);
         }
         self.returns.clear();
         self.returns.resize(state.num_players().max(1), 0.0);
@@ -199,8 +268,9 @@ impl<G: Game> Agent<G> for FlatMcAgent<G> {
             let Ok(determinized) = state.determinize(seat, rng) else {
                 break;
             };
+            let stream = if self.common { Some(rng.next_u64()) } else { None };
             for i in 0..k {
-                if !clock.more() {
+                if !self.common && !clock.more() {
                     break 'rounds;
                 }
                 clock.tick();
@@ -209,19 +279,27 @@ impl<G: Game> Agent<G> for FlatMcAgent<G> {
                 if s.apply(a).is_err() {
                     continue; // not legal in this determinization (faulty engine)
                 }
-                self.rollout.run(&self.settings, &mut s, rng, &mut self.returns);
+                match stream {
+                    Some(seed) => {
+                        let mut common = GameRng::new(seed);
+                        self.rollout.run(&self.settings, &mut s, &mut common, &mut self.returns);
+                    }
+                    None => {
+                        self.rollout.run(&self.settings, &mut s, rng, &mut self.returns);
+                    }
+                }
                 self.sums[i] += self.returns.get(seat).copied().unwrap_or(0.0);
                 self.counts[i] += 1;
             }
         }
         self.ledger.record(SearchStats { searches: 1, iterations: clock.done(), nodes: 0, elapsed: clock.elapsed() });
-        let mut best: Option<(usize, f64)> = None;
+        // The best score; ties go to the base action, then to the earliest.
+        let mut best: Option<(usize, f64)> = self.base_index.and_then(|b| self.score(b).map(|m| (b, m)));
         for i in 0..k {
-            if self.counts[i] > 0 {
-                let mean = self.sums[i] / f64::from(self.counts[i]);
-                if best.is_none_or(|(_, m)| mean > m) {
-                    best = Some((i, mean));
-                }
+            if let Some(mean) = self.score(i)
+                && best.is_none_or(|(_, m)| mean > m)
+            {
+                best = Some((i, mean));
             }
         }
         match best {
@@ -230,9 +308,29 @@ impl<G: Game> Agent<G> for FlatMcAgent<G> {
         }
     }
 
+    /// With [`FlatMcAgent::policy_temperature`], the softmax of the last
+    /// search's mean returns (the base action's with its margin) over the
+    /// actions it tried; else empty.
+    fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
+        out.clear();
+        let Some(t) = self.temperature else {
+            return;
+        };
+        let means = || self.list.iter().enumerate().filter_map(|(i, &a)| self.score(i).map(|m| (a, m)));
+        let Some(top) = means().map(|(_, m)| m).reduce(f64::max) else {
+            return;
+        };
+        out.extend(means().map(|(a, m)| (a, ((m - top) / t).exp())));
+        let total: f64 = out.iter().map(|&(_, p)| p).sum();
+        out.iter_mut().for_each(|(_, p)| *p /= total);
+    }
+
     fn reset(&mut self) {
         if let Some(p) = self.rollout.policy.as_mut() {
             p.reset();
+        }
+        if let Some((b, _)) = self.base.as_mut() {
+            b.reset();
         }
     }
 }
