@@ -104,7 +104,7 @@ _AnyState = Union[KorovanState, CaravanState, object]  # or an OpenSpiel wrapper
 
 class Agent:
     """A built-in agent (``random``, ``heuristic``, ``ismcts:N``,
-    ``ismcts-h:N``, ``flatmc:N``, ``learned``, ``learned:T``,
+    ``ismcts-h:N``, ``flatmc:N``, ``flatmc-h:N``, ``learned``, ``learned:T``,
     ``learned-ismcts:N``; ``N`` iterations or a time such as ``10ms``), one move at a time, searching in Rust with the GIL released."""
     def __init__(self, game: _AnyGame, name: str, seed: Optional[int] = None) -> None: ...
     @property

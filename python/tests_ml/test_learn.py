@@ -16,7 +16,7 @@ import korovan_caravan.learn
 from korovan_caravan.learn import nn_forward, nn_info, self_play
 from korovan_caravan.learn import expert_iteration
 from korovan_caravan.learn.export import to_bytes
-from korovan_caravan.learn.nets import CARAVAN_POLICY, KOROVAN_INPUTS, KOROVAN_POLICY, caravan_spec, make_net
+from korovan_caravan.learn.nets import CARAVAN_POLICY, KOROVAN_INPUTS, KOROVAN_POLICY, caravan_spec, heads, make_net
 
 
 def randomize_batch_norms(net: torch.nn.Module, seed: int) -> None:
@@ -148,6 +148,55 @@ def test_flatmc_h_teaches_a_softmax_of_its_values_that_sharpens_exactly():
     assert (sharp.argmax(axis=1) == p.argmax(axis=1)).all()
     zero = np.zeros((2, 5), np.float32)
     assert np.array_equal(expert_iteration.sharpen(zero, 3.0), zero)
+
+
+def test_the_policy_losses_mean_what_they_say():
+    torch.manual_seed(3)
+    net = make_net("caravan", channels=4, blocks=1).eval()
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=6)
+    d = self_play(game, 1, 8, teacher="flatmc-h:200")
+    x, m = torch.from_numpy(d["inputs"][:16]), torch.from_numpy(d["masks"][:16])
+    v = torch.from_numpy(d["value"][:16])
+    logp = torch.log_softmax(net(x)[:, : m.shape[1]].masked_fill(~m, -1e9), dim=1)
+    # a one-hot target: likelihood and cross-entropy agree
+    onehot = torch.zeros(m.shape)
+    onehot[torch.arange(16), m.float().argmax(dim=1)] = 1.0
+    with torch.no_grad():
+        ce, _ = expert_iteration.losses(net, x, m, onehot, v, 2)
+        lik, _ = expert_iteration.losses(net, x, m, onehot, v, 2, "likelihood")
+        assert abs(ce.item() - lik.item()) < 1e-5
+        # a target spread evenly over a set S of legal moves: -log P(S) + log |S|
+        subset = m & (torch.rand(m.shape, generator=torch.Generator().manual_seed(1)) < 0.3)
+        subset[torch.arange(16), m.float().argmax(dim=1)] = True
+        size = subset.float().sum(dim=1)
+        spread = subset.float() / size[:, None]
+        lik, _ = expert_iteration.losses(net, x, m, spread, v, 2, "likelihood")
+        expected = (-(logp.exp() * subset).sum(dim=1).log() + size.log()).mean()
+        assert abs(lik.item() - expected.item()) < 1e-4
+        assert ce.item() > 0 and lik.item() > 0
+        # advantage: zero when the logits are the target's log-values plus a
+        # constant per row (within the floor), positive otherwise
+        target = torch.from_numpy(d["policy"][:16])
+        values = torch.log(target.clamp_min(1e-30))
+        values = (values - values.masked_fill(~m, -1e9).max(dim=1, keepdim=True).values).clamp_min(-expert_iteration.ADVANTAGE_FLOOR)
+
+        class Fixed(torch.nn.Module):
+            def __init__(self, out):
+                super().__init__()
+                self.out = out
+                self.policy_len, self.value_len = heads(net)
+
+            def forward(self, _):
+                return self.out
+
+        shift = torch.arange(16, dtype=torch.float32)[:, None]
+        exact = torch.cat([values + shift, torch.zeros(16, heads(net)[1])], dim=1)
+        adv, _ = expert_iteration.losses(Fixed(exact), x, m, target, v, 2, "advantage")
+        assert adv.item() < 1e-9
+        off = exact.clone()
+        off[:, : m.shape[1]] += 0.5 * m.float() * torch.rand(m.shape)
+        adv, _ = expert_iteration.losses(Fixed(off), x, m, target, v, 2, "advantage")
+        assert adv.item() > 1e-4
 
 
 def test_search_self_play_with_an_exported_network_is_reproducible():

@@ -305,7 +305,8 @@ fn run_self_play<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Setti
 /// (`heuristic`, `ismcts-h:200`, …). Every decision becomes a sample: the
 /// network input of the seat to move, the mask of its legal policy
 /// indices, the target (the agent's policy over its legal actions — an
-/// ISMCTS's root visit shares — or, with `sharp`, its move), and the game's
+/// ISMCTS's root visit shares, `flatmc-h`'s softmax of its moves' values —
+/// or, with `sharp`, its move), and the game's
 /// final shares relative to the seat. Game `g` is seeded by `seed + g`: the
 /// same call gives the same arrays whatever `threads`.
 ///

@@ -42,6 +42,10 @@ from .export import MAX_PARAMETERS, to_bytes
 from .nets import heads, make_net
 
 MAX_GAMES = 1 << 20
+
+# The advantage loss's floor, in the target's units (flatmc-h: score
+# points): how far below the best move a move's value still counts.
+ADVANTAGE_FLOOR = 10.0
 MAX_THREADS = 256
 MAX_ITERATIONS = 1 << 20
 #: The largest checkpoint --init accepts: a network of MAX_PARAMETERS with
@@ -190,6 +194,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--teacher-rounds", type=int, default=1, help="rounds played by --teacher (without --init)")
     p.add_argument("--sharp", action="store_true", help="the teacher's move as the whole target")
     p.add_argument(
+        "--policy-loss",
+        choices=["cross-entropy", "likelihood", "advantage"],
+        default="cross-entropy",
+        help="fit the target distribution, or the probability of playing a move the target plays",
+    )
+    p.add_argument(
         "--target-power",
         type=float,
         default=1.0,
@@ -266,11 +276,38 @@ def check(a: argparse.Namespace) -> None:
         raise UsageError(f"--out {a.out} is not a writable directory")
 
 
-def losses(net, x, mask, target, value, players):
+def losses(net, x, mask, target, value, players, policy_loss="cross-entropy"):
+    """The policy and value losses of a batch. ``cross-entropy`` fits the
+    network's policy to the target distribution; ``likelihood`` maximises
+    the probability that the network's move is one the target would play,
+    ``log sum_a target(a) policy(a)`` (the same for a one-hot target; for a
+    target spread over equally good moves it lets the network pick any of
+    them rather than spread itself over all)."""
     out = net(x)
     plen, vlen = heads(net)
     logits = out[:, :plen].masked_fill(~mask, -1e9)
-    policy = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    logp = torch.log_softmax(logits, dim=1)
+    if policy_loss == "advantage":
+        # The target is a softmax of the moves' values (flatmc-h: at one score
+        # point), so log target(a) is a's value up to a constant per row; the
+        # policy logits regress onto those values (centred over the legal
+        # moves, a move more than ADVANTAGE_FLOOR below the best counted at
+        # the floor) with a Huber loss.
+        tiny = torch.finfo(target.dtype).tiny
+        v = torch.log(target.clamp_min(tiny))
+        v = v - v.masked_fill(~mask, -1e9).max(dim=1, keepdim=True).values
+        v = v.clamp_min(-ADVANTAGE_FLOOR)
+        diff = (out[:, :plen] - v).masked_fill(~mask, 0.0)
+        k = mask.sum(dim=1, keepdim=True).clamp_min(1)
+        diff = (diff - diff.sum(dim=1, keepdim=True) / k).masked_fill(~mask, 0.0)
+        err = torch.nn.functional.huber_loss(diff, torch.zeros_like(diff), reduction="none", delta=1.0)
+        policy = (err.sum(dim=1) / k.squeeze(1)).mean()
+    elif policy_loss == "likelihood":
+        tiny = torch.finfo(target.dtype).tiny
+        weights = torch.where(target > 0, torch.log(target.clamp_min(tiny)), torch.full_like(target, -1e9))
+        policy = -torch.logsumexp(logp + weights, dim=1).mean()
+    else:
+        policy = -(target * logp).sum(dim=1).mean()
     vlog = out[:, plen : plen + vlen]
     vmask = torch.arange(vlen, device=x.device)[None, :] < players
     vlog = vlog.masked_fill(~vmask, -1e9)
@@ -336,7 +373,7 @@ def _run(a: argparse.Namespace) -> dict:
             for i in range(0, n, a.batch):
                 batch = window.take(perm[i : i + a.batch].numpy())
                 x, m, p, v = (torch.from_numpy(batch[k]).to(device) for k in SAMPLE_KEYS)
-                lp, lv = losses(net, x, m, p, v, players)
+                lp, lv = losses(net, x, m, p, v, players, a.policy_loss)
                 loss = lp + lv
                 if not torch.isfinite(loss):
                     raise RuntimeError(f"round {rnd}: the loss is not finite ({loss.item()}); nothing written")
