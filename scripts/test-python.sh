@@ -41,17 +41,8 @@ echo "== pip install ./python[$EXTRAS] (builds the wheel with maturin, build $PR
 MATURIN_PEP517_ARGS=$(scripts/maturin-args.sh "$PROFILE") \
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "./python[$EXTRAS]"
 
-if [ -z "${BOARDGAME_BIN:-}" ]; then
-    echo "== cargo build -p boardgame-cli (the acceptance test replays Python records with it)"
-    cargo build --quiet -p boardgame-cli
-    case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
-    export BOARDGAME_BIN="$TARGET/debug/boardgame"
-else
-    echo "== the boardgame binary: $BOARDGAME_BIN (BOARDGAME_BIN; the acceptance test replays Python records with it)"
-    [ -x "$BOARDGAME_BIN" ] || { echo "BOARDGAME_BIN=$BOARDGAME_BIN is not an executable" >&2; exit 1; }
-    export BOARDGAME_BIN
-fi
-export BOARDGAMES_REQUIRE_BINARY=1
+. scripts/boardgame-bin.sh
+use_boardgame_bin "$TARGET" "the acceptance test replays Python records with it"
 case ",$EXTRAS," in *,ray,*) export BOARDGAMES_REQUIRE_RAY=1 ;; esac
 
 echo "== pytest python/tests"

@@ -48,16 +48,8 @@ fi
 wheel=${wheels[0]}
 echo "wheel: $(basename "$wheel"), $(du -k "$wheel" | cut -f1) KiB, built in ${built} s"
 
-if [ -z "${BOARDGAME_BIN:-}" ]; then
-    echo "== cargo build -p boardgame-cli (the acceptance and Ray tests compare with the binary)"
-    cargo build --quiet -p boardgame-cli
-    export BOARDGAME_BIN="$TARGET/debug/boardgame"
-else
-    echo "== the boardgame binary: $BOARDGAME_BIN (BOARDGAME_BIN; the acceptance and Ray tests compare with it)"
-    [ -x "$BOARDGAME_BIN" ] || { echo "BOARDGAME_BIN=$BOARDGAME_BIN is not an executable" >&2; exit 1; }
-    export BOARDGAME_BIN
-fi
-export BOARDGAMES_REQUIRE_BINARY=1
+. scripts/boardgame-bin.sh
+use_boardgame_bin "$TARGET" "the acceptance and Ray tests compare with it"
 
 # From here on no Rust toolchain: a PATH of the environment and the system.
 NO_RUST_PATH="$VENV/bin:/usr/local/bin:/usr/bin:/bin"
