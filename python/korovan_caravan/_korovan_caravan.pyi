@@ -310,6 +310,7 @@ def self_play(
     iterations: int = 64,
     threads: int = 1,
     sharp: bool = False,
+    actor: Optional[bytes] = None,
 ) -> dict[str, np.ndarray]: ...
 def nn_match(
     game: _AnyGame,

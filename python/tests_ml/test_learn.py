@@ -199,6 +199,40 @@ def test_the_policy_losses_mean_what_they_say():
         assert adv.item() > 1e-4
 
 
+def test_dagger_the_actor_plays_and_the_teacher_labels_its_positions():
+    torch.manual_seed(4)
+    actor = to_bytes(make_net("caravan", channels=4, blocks=1), "caravan")
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=8)
+    h = self_play(game, 2, 21, teacher="heuristic", sharp=True, actor=actor, threads=2)
+    r = self_play(game, 2, 21, teacher="random", sharp=True, actor=actor, threads=1)
+    own = self_play(game, 2, 21, teacher="heuristic", sharp=True)
+    # the positions are the actor's whoever labels them; the labels are the teacher's
+    assert np.array_equal(h["inputs"], r["inputs"]) and np.array_equal(h["masks"], r["masks"])
+    assert not np.array_equal(h["policy"], r["policy"])
+    assert h["inputs"].shape != own["inputs"].shape or not np.array_equal(h["inputs"], own["inputs"])
+    # the actor's greedy move is played: each position follows from the previous one by it
+    # (checked where the actor could not be the heuristic: the labels differ from its argmax)
+    out = nn_forward(actor, h["inputs"])[:, : h["masks"].shape[1]]
+    greedy = np.where(h["masks"], out, -np.inf).argmax(axis=1)
+    labels = h["policy"].argmax(axis=1)
+    assert (greedy != labels).any(), "the heuristic's targets are not the actor's moves"
+    # the heuristic's label is its own move at that position (sharp one-hot, legal)
+    assert np.allclose(h["policy"].sum(axis=1), 1.0) and h["masks"][np.arange(len(labels)), labels].all()
+    with pytest.raises(ValueError, match="does not fit"):
+        self_play(korovan_caravan.load_game("korovan", players=5), 1, 0, actor=actor)
+
+
+def test_the_trainer_runs_dagger_rounds_reproducibly(tmp_path):
+    runs = []
+    for k in range(2):
+        out = tmp_path / f"dagger{k}"
+        argv = ["--game", "caravan", "--quick", "--dagger", "--teacher", "flatmc-h:100", "--target-power", "20"]
+        assert expert_iteration.main([*argv, "--out", str(out), "--seed", "5", "--threads", "2"]) == 0
+        runs.append([(out / f"round-00{r}.bgnn").read_bytes() for r in (0, 1)])
+    assert runs[0] == runs[1], "the same command gives the same weights"
+    assert runs[0][0] != runs[0][1], "the DAgger round trained on"
+
+
 def test_search_self_play_with_an_exported_network_is_reproducible():
     torch.manual_seed(2)
     weights = to_bytes(make_net("caravan", channels=4, blocks=1), "caravan")

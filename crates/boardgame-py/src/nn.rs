@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use boardgame_kit::nn::{NetGame, Network, learned_ismcts};
+use boardgame_kit::nn::{LearnedAgent, NetGame, Network, learned_ismcts};
 use boardgame_kit::{ActionBuffer, Agent, AgentSpec, Budget, GameRng, Turn, sample_chance};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -22,6 +22,8 @@ pub const MAX_SELF_PLAY_GAMES: u64 = 1 << 20;
 pub const MAX_ITERATIONS: u32 = 1 << 20;
 /// The most threads.
 pub const MAX_THREADS: usize = 256;
+/// The child stream of a game's generator that labels an actor's positions.
+const LABEL_STREAM: u32 = 0x1abe;
 
 fn value_error(msg: impl Into<String>) -> PyErr {
     PyValueError::new_err(msg.into())
@@ -144,6 +146,9 @@ struct Settings {
     sharp: bool,
     net: Option<Arc<Network>>,
     teacher: AgentSpec,
+    /// If set, this network's greedy policy plays every move and the agent
+    /// of `net`/`teacher` only gives the targets (DAgger).
+    actor: Option<Arc<Network>>,
 }
 
 /// The samples of one game, row-major.
@@ -166,13 +171,21 @@ fn make_agent<G: NetGame + boardgame_kit::Bots>(s: &Settings) -> Result<Box<dyn 
     }
 }
 
-/// Plays game `g` of `s`: every seat the same agent (a fresh one per game).
+/// Plays game `g` of `s`: every seat the same agent (a fresh one per game),
+/// or with `s.actor` the actor's moves with the agent's targets.
 fn play_one<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings, g: u64) -> Result<GameData, String> {
     let mut agent = make_agent::<G>(s)?;
+    let mut actor = match &s.actor {
+        Some(net) => Some(LearnedAgent::<G>::new(net.clone(), 0.0).map_err(|e| e.to_string())?),
+        None => None,
+    };
     let mut state = G::new_game(config).map_err(|e| e.to_string())?;
     let n = state.num_players();
     let (input_len, plen, vlen) = (G::input_len(config), G::POLICY_LEN, G::VALUE_LEN);
     let mut rng = GameRng::new(s.seed.wrapping_add(g));
+    // With an actor, the labelling agent draws from a stream of its own, so
+    // that the positions depend on the actor and chance alone.
+    let mut label_rng = rng.child(LABEL_STREAM);
     let mut data = GameData::default();
     let mut list = G::ActionList::default();
     let mut chances = G::ChanceList::default();
@@ -195,7 +208,7 @@ fn play_one<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings, 
                 if !state.write_input(seat, &mut data.inputs[row..]) {
                     return Err(format!("the network input of seat {seat} cannot be written"));
                 }
-                let a = agent.act(&state, seat, &mut rng);
+                let a = agent.act(&state, seat, if actor.is_some() { &mut label_rng } else { &mut rng });
                 let mrow = data.masks.len();
                 data.masks.resize(mrow + plen, false);
                 data.policy.resize(mrow + plen, 0.0);
@@ -208,6 +221,15 @@ fn play_one<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings, 
                 }
                 agent.policy(&mut policy);
                 let chosen = list.iter().position(|&b| b == a).ok_or("the agent played an illegal action")?;
+                // With an actor, the agent's move is only the target; the
+                // actor's (greedy) is played.
+                let played = match actor.as_mut() {
+                    Some(actor) => actor.act(&state, seat, &mut rng),
+                    None => a,
+                };
+                if !list.contains(&played) {
+                    return Err("the actor played an illegal action".into());
+                }
                 if s.sharp || policy.is_empty() {
                     data.policy[mrow + idx[chosen] as usize] = 1.0;
                 } else {
@@ -229,7 +251,7 @@ fn play_one<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings, 
                 }
                 data.seats.push(seat as u32);
                 data.rows += 1;
-                a
+                played
             }
         };
         state.apply(action).map_err(|e| format!("{e:?}"))?;
@@ -267,7 +289,7 @@ struct Arrays {
 }
 
 fn run_self_play<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings) -> Result<Arrays, String> {
-    if let Some(net) = &s.net {
+    for net in s.net.iter().chain(&s.actor) {
         boardgame_kit::nn::check_network::<G>(net, config).map_err(|e| e.to_string())?;
     }
     make_agent::<G>(s)?;
@@ -302,7 +324,10 @@ fn run_self_play<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Setti
 /// bytes), the kit's `learned-ismcts` search with that network as prior and
 /// leaf value, `iterations` per decision (Korovan's hidden cards by
 /// determinization, as ISMCTS does); without, the agent named `teacher`
-/// (`heuristic`, `ismcts-h:200`, …). Every decision becomes a sample: the
+/// (`heuristic`, `ismcts-h:200`, `flatmc-h:2500`, …). With `actor` (a
+/// weights file's bytes) that network's greedy policy plays every move and
+/// the agent above only gives the targets, at the positions the network
+/// reaches (DAgger). Every decision becomes a sample: the
 /// network input of the seat to move, the mask of its legal policy
 /// indices, the target (the agent's policy over its legal actions — an
 /// ISMCTS's root visit shares, `flatmc-h`'s softmax of its moves' values —
@@ -314,7 +339,7 @@ fn run_self_play<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Setti
 /// `masks` (`bool`, rows × policy), `policy` (`float32`, rows × policy),
 /// `value` (`float32`, rows × value), `seats` and `games` (`uint32`).
 #[pyfunction]
-#[pyo3(signature = (game, games, seed, weights=None, teacher="heuristic", iterations=64, threads=1, sharp=false))]
+#[pyo3(signature = (game, games, seed, weights=None, teacher="heuristic", iterations=64, threads=1, sharp=false, actor=None))]
 #[allow(clippy::too_many_arguments)]
 fn self_play<'py>(
     py: Python<'py>,
@@ -326,11 +351,13 @@ fn self_play<'py>(
     iterations: u32,
     threads: usize,
     sharp: bool,
+    actor: Option<&[u8]>,
 ) -> PyResult<Bound<'py, PyDict>> {
     check_batch(games, threads, Some(iterations), seed)?;
     let net = weights.map(read_weights).transpose()?.map(Arc::new);
+    let actor = actor.map(read_weights).transpose()?.map(Arc::new);
     let teacher: AgentSpec = teacher.parse().map_err(|e| value_error(format!("teacher: {e}")))?;
-    let s = Settings { games, seed, threads, iterations, sharp, net, teacher };
+    let s = Settings { games, seed, threads, iterations, sharp, net, teacher, actor };
     let result = if let Some(config) = <korovan_core::Korovan as PyEngine>::config_of(game) {
         py.detach(|| run_self_play::<korovan_core::Korovan>(&config, &s))
     } else if let Some(config) = <caravan_core::Caravan as PyEngine>::config_of(game) {

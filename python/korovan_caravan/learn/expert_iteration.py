@@ -194,6 +194,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--teacher-rounds", type=int, default=1, help="rounds played by --teacher (without --init)")
     p.add_argument("--sharp", action="store_true", help="the teacher's move as the whole target")
     p.add_argument(
+        "--dagger",
+        action="store_true",
+        help="after the teacher rounds, the network plays and --teacher labels its positions (instead of search self-play)",
+    )
+    p.add_argument(
         "--policy-loss",
         choices=["cross-entropy", "likelihood", "advantage"],
         default="cross-entropy",
@@ -357,7 +362,11 @@ def _run(a: argparse.Namespace) -> dict:
         if a.init is not None or rnd >= a.teacher_rounds:
             weights = to_bytes(net.cpu(), a.game)
             net.to(device)
-            data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
+            if a.dagger:
+                # the network plays; the teacher labels the positions it reaches
+                data = self_play(game, a.games, seed, teacher=a.teacher, sharp=a.sharp, threads=a.threads, actor=weights)
+            else:
+                data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
         else:
             data = self_play(game, a.games, seed, teacher=a.teacher, sharp=a.sharp, threads=a.threads)
         data["policy"] = sharpen(data["policy"], a.target_power)
