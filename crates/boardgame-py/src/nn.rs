@@ -224,12 +224,15 @@ fn play_one<G: NetGame + boardgame_kit::Bots>(config: &G::Config, s: &Settings, 
                 // With an actor, the agent's move is only the target; the
                 // actor's (greedy) is played.
                 let played = match actor.as_mut() {
-                    Some(actor) => actor.act(&state, seat, &mut rng),
+                    Some(actor) => {
+                        let b = actor.act(&state, seat, &mut rng);
+                        if !list.contains(&b) {
+                            return Err("the actor played an illegal action".into());
+                        }
+                        b
+                    }
                     None => a,
                 };
-                if !list.contains(&played) {
-                    return Err("the actor played an illegal action".into());
-                }
                 if s.sharp || policy.is_empty() {
                     data.policy[mrow + idx[chosen] as usize] = 1.0;
                 } else {

@@ -42,16 +42,16 @@ from .export import MAX_PARAMETERS, to_bytes
 from .nets import heads, make_net
 
 MAX_GAMES = 1 << 20
-
-# The advantage loss's floor, in the target's units (flatmc-h: score
-# points): how far below the best move a move's value still counts.
-ADVANTAGE_FLOOR = 10.0
 MAX_THREADS = 256
 MAX_ITERATIONS = 1 << 20
 #: The largest checkpoint --init accepts: a network of MAX_PARAMETERS with
 #: Adam's moments, and a window of samples (stored sparse), 4 GiB in all.
 MAX_INIT_BYTES = 4 << 30
 
+
+#: The advantage loss's floor, in the target's units (flatmc-h: score
+#: points): how far below the best move a move's value still counts.
+ADVANTAGE_FLOOR = 10.0
 
 #: The arrays of a round's samples, as ``self_play`` returns them.
 SAMPLE_KEYS = ("inputs", "masks", "policy", "value")
@@ -292,14 +292,18 @@ def losses(net, x, mask, target, value, players, policy_loss="cross-entropy"):
     plen, vlen = heads(net)
     logits = out[:, :plen].masked_fill(~mask, -1e9)
     logp = torch.log_softmax(logits, dim=1)
+
+    def log_target():
+        """log target(a), finite where the target is 0."""
+        return torch.log(target.clamp_min(torch.finfo(target.dtype).tiny))
+
     if policy_loss == "advantage":
         # The target is a softmax of the moves' values (flatmc-h: at one score
         # point), so log target(a) is a's value up to a constant per row; the
         # policy logits regress onto those values (centred over the legal
         # moves, a move more than ADVANTAGE_FLOOR below the best counted at
         # the floor) with a Huber loss.
-        tiny = torch.finfo(target.dtype).tiny
-        v = torch.log(target.clamp_min(tiny))
+        v = log_target()
         v = v - v.masked_fill(~mask, -1e9).max(dim=1, keepdim=True).values
         v = v.clamp_min(-ADVANTAGE_FLOOR)
         diff = (out[:, :plen] - v).masked_fill(~mask, 0.0)
@@ -308,8 +312,7 @@ def losses(net, x, mask, target, value, players, policy_loss="cross-entropy"):
         err = torch.nn.functional.huber_loss(diff, torch.zeros_like(diff), reduction="none", delta=1.0)
         policy = (err.sum(dim=1) / k.squeeze(1)).mean()
     elif policy_loss == "likelihood":
-        tiny = torch.finfo(target.dtype).tiny
-        weights = torch.where(target > 0, torch.log(target.clamp_min(tiny)), torch.full_like(target, -1e9))
+        weights = torch.where(target > 0, log_target(), torch.full_like(target, -1e9))
         policy = -torch.logsumexp(logp + weights, dim=1).mean()
     else:
         policy = -(target * logp).sum(dim=1).mean()

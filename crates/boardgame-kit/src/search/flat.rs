@@ -279,15 +279,15 @@ impl<G: Game> Agent<G> for FlatMcAgent<G> {
                 if s.apply(a).is_err() {
                     continue; // not legal in this determinization (faulty engine)
                 }
-                match stream {
+                let mut common;
+                let draws = match stream {
                     Some(seed) => {
-                        let mut common = GameRng::new(seed);
-                        self.rollout.run(&self.settings, &mut s, &mut common, &mut self.returns);
+                        common = GameRng::new(seed);
+                        &mut common
                     }
-                    None => {
-                        self.rollout.run(&self.settings, &mut s, rng, &mut self.returns);
-                    }
-                }
+                    None => &mut *rng,
+                };
+                self.rollout.run(&self.settings, &mut s, draws, &mut self.returns);
                 self.sums[i] += self.returns.get(seat).copied().unwrap_or(0.0);
                 self.counts[i] += 1;
             }
