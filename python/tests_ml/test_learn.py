@@ -150,6 +150,32 @@ def test_flatmc_h_teaches_a_softmax_of_its_values_that_sharpens_exactly():
     assert np.array_equal(expert_iteration.sharpen(zero, 3.0), zero)
 
 
+def test_the_plan_margin_raises_the_planners_move_by_exactly_its_points():
+    game = korovan_caravan.load_game("caravan", players=2, max_turns=6)
+    a = self_play(game, 2, 5, teacher="flatmc-h:300", threads=2)
+    p, m, x = a["policy"], a["masks"], a["inputs"]
+    plan_at = caravan_spec().plan
+    onehot = x[:, plan_at : plan_at + p.shape[1]]
+    assert (onehot.sum(axis=1) == 1).all() and (m[onehot > 0.5]).all(), "the planner's move is one legal id"
+    logits = np.where(m, np.log(np.where(m, p, 1.0)), -np.inf)
+    for margin in (0.5, 3.0, 10.0):
+        q = expert_iteration.plan_margin(p, x, plan_at, margin)
+        z = np.exp(logits + margin * onehot - (logits + margin * onehot).max(axis=1, keepdims=True))
+        np.testing.assert_allclose(q, z / z.sum(axis=1, keepdims=True), atol=1e-5)
+    assert np.array_equal(expert_iteration.plan_margin(p, x, plan_at, 0.0), p)
+    # with a margin the plan is the sharp target wherever no move beats it by more
+    plan = onehot.argmax(axis=1)
+    gap = logits.max(axis=1) - logits[np.arange(len(plan)), plan]
+    sharp = expert_iteration.sharpen(expert_iteration.plan_margin(p, x, plan_at, 3.0), 1000.0)
+    kept = gap < 3.0 - 1e-3
+    assert kept.any() and (sharp[kept].argmax(axis=1) == plan[kept]).all()
+    left = gap > 3.0 + 1e-3
+    assert left.any() and (sharp[left].argmax(axis=1) != plan[left]).all()
+    # a row without a planner's move (Korovan's input has none) is left as it is
+    none = expert_iteration.plan_margin(p, np.zeros_like(x), plan_at, 3.0)
+    assert np.array_equal(none, p)
+
+
 def test_the_policy_losses_mean_what_they_say():
     torch.manual_seed(3)
     net = make_net("caravan", channels=4, blocks=1).eval()
@@ -233,6 +259,19 @@ def test_the_trainer_runs_dagger_rounds_reproducibly(tmp_path):
     assert runs[0][0] != runs[0][1], "the DAgger round trained on"
 
 
+def test_a_labeller_labels_the_dagger_rounds_after_the_teachers(tmp_path):
+    out = tmp_path / "labelled"
+    argv = ["--game", "caravan", "--quick", "--dagger", "--teacher", "heuristic", "--labeller", "flatmc-h:100"]
+    argv += ["--plan-margin", "3", "--target-power", "20", "--out", str(out), "--seed", "6", "--threads", "2"]
+    assert expert_iteration.main(argv) == 0
+    ck = torch.load(out / "checkpoint.pt", weights_only=False)
+    rounds = [expert_iteration.Window([expert_iteration.unpack(b)]) for b in ck["buffer"]]
+    policies = [w.take(np.arange(len(w)))["policy"] for w in rounds]
+    # round 0: the heuristic's moves (one-hot); round 1: flatmc-h's softmax, sharpened
+    assert ((policies[0] > 0).sum(axis=1) == 1).all()
+    assert ((policies[1] > 0).sum(axis=1) > 1).any()
+
+
 def test_search_self_play_with_an_exported_network_is_reproducible():
     torch.manual_seed(2)
     weights = to_bytes(make_net("caravan", channels=4, blocks=1), "caravan")
@@ -293,6 +332,11 @@ def test_the_trainer_refuses_bad_settings_before_any_work(tmp_path):
         ["--target-power", "0"],
         ["--target-power", "inf"],
         ["--target-power", "1001"],
+        ["--plan-margin", "-1"],
+        ["--plan-margin", "nan"],
+        ["--plan-margin", "51"],
+        ["--plan-margin", "3"],  # Korovan's input holds no planner's move
+        ["--labeller", "flatmc-h:100"],  # without --dagger
     ):
         assert expert_iteration.main(["--game", "korovan", "--out", str(out), *bad]) == 2, bad
     blocker = tmp_path / "file"

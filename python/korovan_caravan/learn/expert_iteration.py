@@ -39,7 +39,7 @@ import torch
 
 from . import self_play
 from .export import MAX_PARAMETERS, to_bytes
-from .nets import heads, make_net
+from .nets import caravan_spec, heads, make_net
 
 MAX_GAMES = 1 << 20
 MAX_THREADS = 256
@@ -114,6 +114,29 @@ def sharpen(policy: np.ndarray, power: float) -> np.ndarray:
     out **= power
     total = out.sum(axis=1, keepdims=True)
     np.divide(out, total, out=out, where=total > 0)
+    return out
+
+
+def plan_margin(policy: np.ndarray, inputs: np.ndarray, plan: int, margin: float) -> np.ndarray:
+    """Each row's target at the planner's move (the one-hot at ``plan`` in
+    the network input, over the same ids as the policy) multiplied by
+    ``exp(margin)`` and the row renormalised: for a softmax target of the
+    moves' values (``flatmc-h``: one unit per score point) the plan's value
+    raised by ``margin``, so another move stays the target only where it is
+    better than the plan by more than that. Rows without a planner's move,
+    or where the target gives it nothing, are left as they are."""
+    if margin == 0.0:
+        return policy
+    width = policy.shape[1]
+    onehot = inputs[:, plan : plan + width] > 0.5
+    rows, cols = np.nonzero(onehot)
+    out = policy.copy()
+    hit = out[rows, cols] > 0
+    rows, cols = rows[hit], cols[hit]
+    scale = out.dtype.type(math.exp(margin))
+    out[rows, cols] *= scale
+    total = out[rows].sum(axis=1)
+    out[rows] /= total[:, None]
     return out
 
 
@@ -199,6 +222,17 @@ def parser() -> argparse.ArgumentParser:
         help="after the teacher rounds, the network plays and --teacher labels its positions (instead of search self-play)",
     )
     p.add_argument(
+        "--labeller",
+        default=None,
+        help="the agent that labels the network's positions in --dagger rounds (default: --teacher)",
+    )
+    p.add_argument(
+        "--plan-margin",
+        type=float,
+        default=0.0,
+        help="Caravan: raise the planner's move in each target by this many units of its log (flatmc-h: score points) before --target-power",
+    )
+    p.add_argument(
         "--policy-loss",
         choices=["cross-entropy", "likelihood", "advantage"],
         default="cross-entropy",
@@ -241,6 +275,12 @@ def check(a: argparse.Namespace) -> None:
         raise UsageError(f"--lr must be finite and positive, got {a.lr}")
     if not (math.isfinite(a.target_power) and 0 < a.target_power <= 1000):
         raise UsageError(f"--target-power must be above 0 and at most 1000, got {a.target_power}")
+    if not (math.isfinite(a.plan_margin) and 0 <= a.plan_margin <= 50):
+        raise UsageError(f"--plan-margin must be in 0..=50, got {a.plan_margin}")
+    if a.plan_margin != 0.0 and a.game != "caravan":
+        raise UsageError("--plan-margin is Caravan's (its network input holds the planner's move)")
+    if a.labeller is not None and not a.dagger:
+        raise UsageError("--labeller labels --dagger rounds; give --dagger too")
     if not (math.isfinite(a.weight_decay) and a.weight_decay >= 0):
         raise UsageError(f"--weight-decay must be finite and non-negative, got {a.weight_decay}")
     for name, v, lo, hi in [
@@ -367,11 +407,14 @@ def _run(a: argparse.Namespace) -> dict:
             net.to(device)
             if a.dagger:
                 # the network plays; the teacher labels the positions it reaches
-                data = self_play(game, a.games, seed, teacher=a.teacher, sharp=a.sharp, threads=a.threads, actor=weights)
+                labeller = a.labeller or a.teacher
+                data = self_play(game, a.games, seed, teacher=labeller, sharp=a.sharp, threads=a.threads, actor=weights)
             else:
                 data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
         else:
             data = self_play(game, a.games, seed, teacher=a.teacher, sharp=a.sharp, threads=a.threads)
+        if a.plan_margin != 0.0:
+            data["policy"] = plan_margin(data["policy"], data["inputs"], caravan_spec().plan, a.plan_margin)
         data["policy"] = sharpen(data["policy"], a.target_power)
         buffer.append(compact({k: data[k] for k in SAMPLE_KEYS}))
         buffer = buffer[-a.window :]
