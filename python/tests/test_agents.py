@@ -85,6 +85,9 @@ def test_every_name_of_the_binary_is_an_agent(name):
         assert agent.step(state) in legal, spec
         assert agent(state) in legal, spec
     assert korovan_caravan.Agent(game, "ismcts").name == "ismcts:1000"
+    # an agent answers to the name it was built by, not to the search it is made of
+    for spec in ("ismcts-h:3", "flatmc-h:2", "ismcts-h:500us"):
+        assert korovan_caravan.Agent(game, spec).name == spec
     # a name is read exactly: surrounding whitespace is refused (issue 30 item 14), not trimmed
     with pytest.raises(ValueError, match="unknown agent ` ismcts-h:20 `"):
         korovan_caravan.Agent(game, " ismcts-h:20 ")

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::nn::WeightsError;
-use crate::{Agent, Budget, Entrant, Evaluation, FlatMcAgent, Game, IsMctsAgent, RandomAgent};
+use crate::{Agent, Budget, Entrant, Evaluation, FlatMcAgent, Game, GameRng, IsMctsAgent, RandomAgent};
 
 /// An engine's own agents, so that every front end can name them without
 /// knowing the engine. Both methods default to `None` (an engine without a
@@ -87,6 +87,31 @@ pub const HEURISTIC_FLAT_BASE_MARGIN: f64 = 0.5 * HEURISTIC_FLAT_TEMPERATURE;
 /// the margin scale of [`HEURISTIC_FLAT_MARGIN`] a value of `0.5 + m/60`
 /// near level, so one score point of mean margin is one unit of logit.
 pub const HEURISTIC_FLAT_TEMPERATURE: f64 = 1.0 / (2.0 * HEURISTIC_FLAT_MARGIN);
+
+/// An agent answering to the name of the [`AgentSpec`] that built it; every
+/// other call goes to the agent it wraps.
+struct Named<G: Game> {
+    name: String,
+    inner: Box<dyn Agent<G>>,
+}
+
+impl<G: Game> Agent<G> for Named<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn act(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> G::Action {
+        self.inner.act(state, seat, rng)
+    }
+
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+
+    fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
+        self.inner.policy(out);
+    }
+}
 
 /// The temperature of a `learned:T` agent: finite, above 0 and at most
 /// [`Temperature::MAX`]. Compared and hashed by its bits, so that an
@@ -335,7 +360,18 @@ impl AgentSpec {
     /// # Errors
     /// [`AgentSpecError::NotForEngine`] when `G` has no agent of this kind
     /// (`heuristic`, `ismcts-h` and `flatmc-h` need [`Bots`]' agents).
+    ///
+    /// The agent's [`Agent::name`] is this name (`flatmc-h:2500`, not the
+    /// `flatmc:2500` of the search it is made of), so tables and records
+    /// say which agent played.
     pub fn build<G: Bots>(&self) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
+        let agent = self.build_unnamed::<G>()?;
+        let name = self.to_string();
+        Ok(if agent.name() == name { agent } else { Box::new(Named { name, inner: agent }) })
+    }
+
+    /// The agent of [`AgentSpec::build`] under whatever name it gives itself.
+    fn build_unnamed<G: Bots>(&self) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
         let missing = || AgentSpecError::NotForEngine { agent: self.to_string(), engine: G::NAME };
         match *self {
             AgentSpec::Random => Ok(Box::new(RandomAgent)),

@@ -41,6 +41,31 @@ fn bots_name_the_heuristic_and_the_tuned_search() {
     let mut agents: [&mut dyn Agent<Caravan>; 2] = [&mut tuned, &mut heuristic];
     let again = play_game::<Caravan>(&CaravanConfig { max_turns: 30, ..config }, &mut agents, 4).unwrap();
     assert_eq!(again.record.actions, g.record.actions);
+    // the record names the agents that played: `ismcts-h`, not the plain search it is made of
+    assert_eq!(g.record.agents, ["ismcts-h:30", "heuristic"]);
+    assert_eq!(again.record.agents, ["ismcts:30", "heuristic"]);
+}
+
+/// Every agent built from a name answers to that name (tables, records).
+#[test]
+fn agents_built_by_name_answer_to_it() {
+    for name in [
+        "random",
+        "heuristic",
+        "ismcts:7",
+        "ismcts-h:7",
+        "ismcts-h:20ms",
+        "flatmc:7",
+        "flatmc-h:7",
+        "learned",
+        "learned:0.5",
+        "learned-ismcts:7",
+        "learned-ismcts:10ms",
+    ] {
+        let spec: AgentSpec = name.parse().unwrap();
+        assert_eq!(spec.build::<Caravan>().unwrap().name(), name);
+        assert_eq!(spec.entrant::<Caravan>().unwrap().agent().name(), name);
+    }
 }
 
 /// `flatmc-h:N` (issue 31's rollout teacher): every legal action tried by
