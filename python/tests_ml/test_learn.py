@@ -337,6 +337,8 @@ def test_the_trainer_refuses_bad_settings_before_any_work(tmp_path):
         ["--plan-margin", "51"],
         ["--plan-margin", "3"],  # Korovan's input holds no planner's move
         ["--labeller", "flatmc-h:100"],  # without --dagger
+        ["--teacher", "no-such-agent"],
+        ["--dagger", "--labeller", "flatmc-h:0"],
     ):
         assert expert_iteration.main(["--game", "korovan", "--out", str(out), *bad]) == 2, bad
     blocker = tmp_path / "file"

@@ -6,11 +6,13 @@ with ``--init``) with the ``--teacher`` agent at every seat (distillation:
 its policy, or with ``--sharp`` its move, as targets),
 the next ones with the kit's ``learned-ismcts`` search running the current
 network as prior and leaf value, ``--iterations`` per decision (targets: the
-root's visit shares) — and returns the network inputs, legal masks, policy
-targets and final shares. The network is trained on the last ``--window``
-rounds' samples (masked cross-entropy to the policy target, cross-entropy of
-the value softmax over the seats to the shares), exported as a ``BGNN``
-version-2 file, and the next round plays with it.
+root's visit shares), or with ``--dagger`` the network itself playing while
+``--labeller`` (default ``--teacher``) labels the positions it reaches — and
+returns the network inputs, legal masks, policy targets and final shares.
+The network is trained on the last ``--window`` rounds' samples (masked
+cross-entropy to the policy target, cross-entropy of the value softmax over
+the seats to the shares), exported as a ``BGNN`` version-2 file, and the
+next round plays with it.
 
 ::
 
@@ -312,6 +314,15 @@ def check(a: argparse.Namespace) -> None:
             raise UsageError(f"--init {a.init} is not a regular file")
         if os.path.getsize(a.init) > MAX_INIT_BYTES:
             raise UsageError(f"--init {a.init} is larger than {MAX_INIT_BYTES} bytes")
+    import korovan_caravan
+
+    table = korovan_caravan.load_game(a.game, players=a.players or (2 if a.game == "caravan" else 5))
+    for flag, name in (("--teacher", a.teacher), ("--labeller", a.labeller)):
+        if name is not None:
+            try:
+                korovan_caravan.Agent(table, name)
+            except ValueError as e:
+                raise UsageError(f"{flag}: {e}") from None
     if a.resume and not os.path.isfile(os.path.join(a.out, "checkpoint.pt")):
         raise UsageError(f"--resume but {a.out}/checkpoint.pt does not exist")
     if os.path.exists(a.out) and not os.path.isdir(a.out):
