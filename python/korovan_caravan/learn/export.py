@@ -10,7 +10,7 @@ import struct
 import numpy as np
 import torch
 
-from .nets import heads
+from .nets import DENSE, INPUT, OUTPUT, RELU, MlpNet, heads
 
 MAGIC = b"BGNN"
 VERSION = 2
@@ -79,3 +79,67 @@ def save(net: torch.nn.Module, game: str, path: str, text: str = "") -> int:
         f.write(data)
     os.replace(tmp, path)
     return len(data)
+
+
+def mlp_from_bytes(data: bytes) -> tuple:
+    """The :class:`MlpNet` and the free text of a weights file of format
+    version 2 whose program is an MLP (``Input``, then ``Dense`` layers with
+    ``Relu`` between them, then ``Output``): the inverse of :func:`to_bytes`
+    for such a network, so that a trainer can start from a shipped MLP.
+
+    Raises ``ValueError`` naming what is wrong: another magic, version or
+    checksum, a truncated file, or a program that is not such an MLP."""
+    if len(data) < 8 or data[:4] != MAGIC:
+        raise ValueError("not a BGNN weights file")
+    (version,) = struct.unpack_from("<H", data, 4)
+    if version != VERSION:
+        raise ValueError(f"format version {version}, expected {VERSION}")
+    if len(data) < 16 or struct.unpack("<Q", data[-8:])[0] != fnv1a64(data[:-8]):
+        raise ValueError("the checksum does not match: the file is corrupted or truncated")
+    at = 6
+    try:
+        n = data[at]
+        at += 1
+        at += n
+        inputs, policy_len, value_len = struct.unpack_from("<III", data, at)
+        at += 12
+        (tlen,) = struct.unpack_from("<I", data, at)
+        at += 4
+        text = data[at : at + tlen].decode("utf-8", errors="replace")
+        at += tlen
+        (nops,) = struct.unpack_from("<H", data, at)
+        at += 2
+        ops = []
+        for _ in range(nops):
+            kind = data[at]
+            at += 1
+            width = {INPUT: 2, DENSE: 2, RELU: 0, OUTPUT: 1}.get(kind)
+            if width is None:
+                raise ValueError(f"operation kind {kind} is not part of an MLP")
+            fields = struct.unpack_from(f"<{width}I", data, at)
+            at += 4 * width
+            ops.append((kind, fields))
+    except (IndexError, struct.error):
+        raise ValueError("the file ends inside its header") from None
+    dense = [f for k, f in ops if k == DENSE]
+    shape = [k for k, _ in ops]
+    want = [INPUT] + [DENSE, RELU] * (len(dense) - 1) + [DENSE, OUTPUT]
+    if not dense or shape != want or ops[0][1] != (0, inputs) or dense[-1][1] != policy_len + value_len:
+        raise ValueError("the program is not an MLP of Input, Dense and Relu layers")
+    widths = [inputs] + [f[1] for f in dense]
+    if any(f[0] != w for f, w in zip(dense, widths)):
+        raise ValueError("the dense layers' widths do not chain")
+    net = MlpNet(inputs, widths[1:-1], policy_len, value_len)
+    end = len(data) - 8
+    with torch.no_grad():
+        for lin, (fin, fout) in zip(net.layers, dense):
+            count = fin * fout + fout
+            if at + 4 * count > end:
+                raise ValueError("the file ends inside its parameters")
+            a = np.frombuffer(data, dtype="<f4", count=count, offset=at).astype(np.float32)
+            at += 4 * count
+            lin.weight.copy_(torch.from_numpy(a[: fin * fout].reshape(fin, fout).T.copy()))
+            lin.bias.copy_(torch.from_numpy(a[fin * fout :].copy()))
+    if at != end:
+        raise ValueError("the file holds more parameters than its program uses")
+    return net, text

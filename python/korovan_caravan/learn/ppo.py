@@ -1,0 +1,332 @@
+"""PPO against built-in seats on PyTorch, the games in Rust (issue 31).
+
+Korovan's network (an :class:`~.nets.MlpNet` over the observation tensor,
+the policy over the flat action ids, the value softmax over the seats)
+learns by proximal policy optimisation from games against ``--opponents``
+(default ``heuristic``) at every other seat: an update plays ``--envs``
+games side by side in a :class:`korovan_caravan.learner.LearnerVectorEnv`
+(the opponents and chance in Rust, the learner's seat drawn per game) for
+``--steps`` learner decisions each, then trains ``--epochs`` passes of
+clipped PPO over them. The reward is the learner's share of the win at the
+end (1 a sole win, ``1/k`` a ``k``-way draw); the value of a position is
+the network's own value head, read at the learner's slot (the softmax over
+the seats, relative to the observer, as the search reads it).
+
+::
+
+    python -m korovan_caravan.learn.ppo --out runs/korovan-ppo \\
+        --init crates/korovan-core/weights/korovan.bgnn --updates 200 --seed 0
+
+Seeded and, on CPU, reproducible: update ``u`` plays the games of seed
+``seed + u · 2^20`` onwards and samples its moves from a generator seeded by
+``(seed, u)``, so the same command gives the same weights, and ``--resume``
+continues from ``OUT/checkpoint.pt`` (written after every update, through a
+temporary file and a rename) to the same weights as a run never stopped.
+Each update also writes ``OUT/latest.bgnn`` (what ``learned`` plays, loaded
+by the kit; every ``--keep-every`` updates also ``OUT/update-NNNNN.bgnn``,
+``NNNNN`` the updates done) and prints one JSON line. ``--init`` starts from a weights file
+whose program is an MLP (a shipped network) or from a trainer's
+``checkpoint.pt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+from .export import mlp_from_bytes, to_bytes
+from .nets import KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE, MlpNet
+
+#: Games of one update are seeded from ``seed + update · SEED_STRIDE``.
+SEED_STRIDE = 1 << 20
+MAX_ENVS = 4096
+MAX_STEPS = 1 << 16
+MAX_THREADS = 256
+#: The largest --init accepted (a weights file or a checkpoint).
+MAX_INIT_BYTES = 1 << 30
+
+
+class UsageError(Exception):
+    """A bad setting, reported before any work starts."""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m korovan_caravan.learn.ppo", description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", choices=["korovan"], default="korovan")
+    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--out", required=True, help="directory for weights, checkpoint and log")
+    p.add_argument("--opponents", default="heuristic", help="the agent at every other seat")
+    p.add_argument("--updates", type=int, default=200)
+    p.add_argument("--envs", type=int, default=128, help="games played side by side")
+    p.add_argument("--steps", type=int, default=64, help="learner decisions per game slot and update")
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--minibatches", type=int, default=4)
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--gae-lambda", type=float, default=0.95)
+    p.add_argument("--clip", type=float, default=0.1)
+    p.add_argument("--ent-coef", type=float, default=0.003)
+    p.add_argument("--vf-coef", type=float, default=0.5)
+    p.add_argument("--hidden", type=int, default=128, help="width of the two hidden layers (without --init)")
+    p.add_argument("--keep-every", type=int, default=50, help="also keep OUT/update-NNNNN.bgnn every this many updates (0: never)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--init", default=None, help="an MLP weights file or a checkpoint.pt to start from")
+    p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
+    p.add_argument("--quick", action="store_true", help="CI's quick mode: a tiny run")
+    return p
+
+
+def check(a: argparse.Namespace) -> None:
+    """Every setting checked before any work."""
+    if a.quick:
+        a.updates, a.envs, a.steps, a.epochs, a.minibatches = min(a.updates, 2), 4, 8, 1, 2
+        a.hidden = min(a.hidden, 16)
+    for name, v in [("--lr", a.lr), ("--clip", a.clip)]:
+        if not (math.isfinite(v) and v > 0):
+            raise UsageError(f"{name} must be finite and positive, got {v}")
+    for name, v in [("--ent-coef", a.ent_coef), ("--vf-coef", a.vf_coef)]:
+        if not (math.isfinite(v) and v >= 0):
+            raise UsageError(f"{name} must be finite and non-negative, got {v}")
+    if not (math.isfinite(a.gae_lambda) and 0 <= a.gae_lambda <= 1):
+        raise UsageError(f"--gae-lambda must be in [0, 1], got {a.gae_lambda}")
+    for name, v, lo, hi in [
+        ("--players", a.players, 3, 9),
+        ("--updates", a.updates, 1, 1_000_000),
+        ("--envs", a.envs, 1, MAX_ENVS),
+        ("--steps", a.steps, 1, MAX_STEPS),
+        ("--epochs", a.epochs, 1, 10_000),
+        ("--minibatches", a.minibatches, 1, 1 << 20),
+        ("--hidden", a.hidden, 1, 4096),
+        ("--torch-threads", a.torch_threads, 1, MAX_THREADS),
+        ("--keep-every", a.keep_every, 0, 1_000_000),
+        ("--seed", a.seed, 0, (1 << 62) - 1),
+    ]:
+        if not lo <= v <= hi:
+            raise UsageError(f"{name} must be in {lo}..={hi}, got {v}")
+    if a.minibatches > a.envs * a.steps:
+        raise UsageError(f"--minibatches {a.minibatches} is more than the {a.envs * a.steps} samples of an update")
+    from ..learner import LearnerVectorEnv
+
+    try:
+        LearnerVectorEnv(a.game, num_envs=1, players=a.players, opponents=a.opponents, seed=0).close()
+    except ValueError as e:
+        raise UsageError(f"--opponents: {e}") from None
+    if a.init is not None:
+        if not os.path.isfile(a.init):
+            raise UsageError(f"--init {a.init} is not a regular file")
+        if os.path.getsize(a.init) > MAX_INIT_BYTES:
+            raise UsageError(f"--init {a.init} is larger than {MAX_INIT_BYTES} bytes")
+    if a.resume and not os.path.isfile(os.path.join(a.out, "checkpoint.pt")):
+        raise UsageError(f"--resume but {a.out}/checkpoint.pt does not exist")
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        raise UsageError(f"--out {a.out} is not a directory")
+    os.makedirs(a.out, exist_ok=True)
+    if not os.path.isdir(a.out) or not os.access(a.out, os.W_OK):
+        raise UsageError(f"--out {a.out} is not a writable directory")
+
+
+def initial_net(a: argparse.Namespace) -> MlpNet:
+    """The network to start from: ``--init``'s, or a fresh one."""
+    if a.init is None:
+        return MlpNet(KOROVAN_INPUTS, [a.hidden, a.hidden], KOROVAN_POLICY, KOROVAN_VALUE)
+    with open(a.init, "rb") as f:
+        data = f.read()
+    if data[:4] == b"BGNN":
+        try:
+            net, _ = mlp_from_bytes(data)
+        except ValueError as e:
+            raise UsageError(f"--init {a.init}: {e}") from None
+    else:
+        try:
+            state = torch.load(a.init, map_location="cpu", weights_only=False)["net"]
+            widths = [w.shape[1] for k, w in sorted(state.items()) if k.endswith(".weight")]
+            net = MlpNet(KOROVAN_INPUTS, widths[1:], KOROVAN_POLICY, KOROVAN_VALUE)
+            net.load_state_dict(state)
+        except Exception as e:  # a foreign or broken checkpoint
+            raise UsageError(f"--init {a.init} is neither an MLP weights file nor a Korovan checkpoint: {e}") from None
+    if (net.inputs, net.policy_len, net.value_len) != (KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE):
+        raise UsageError(f"--init {a.init} is not a Korovan network")
+    return net
+
+
+def evaluate(net: MlpNet, obs: torch.Tensor, mask: torch.Tensor, players: int) -> tuple:
+    """Masked policy logits and the value (the learner's expected share)."""
+    out = net(obs)
+    logits = out[:, :KOROVAN_POLICY].masked_fill(~mask, -1e9)
+    value = torch.softmax(out[:, KOROVAN_POLICY : KOROVAN_POLICY + players], dim=1)[:, 0]
+    return logits, value
+
+
+def advantages(rewards: np.ndarray, dones: np.ndarray, values: np.ndarray, last: np.ndarray, lam: float) -> np.ndarray:
+    """Generalised advantage estimates (no discount: a game's reward is its
+    end), over ``[steps, envs]`` arrays; ``last`` is the value after the last
+    step, and a finished game bootstraps from nothing."""
+    steps = rewards.shape[0]
+    adv = np.zeros_like(rewards)
+    running = np.zeros_like(last)
+    for t in reversed(range(steps)):
+        nxt = last if t == steps - 1 else values[t + 1]
+        live = 1.0 - dones[t]
+        delta = rewards[t] + live * nxt - values[t]
+        running = delta + lam * live * running
+        adv[t] = running
+    return adv
+
+
+def run(argv=None) -> dict:
+    """Runs the trainer; torch's global settings are restored on return."""
+    a = parser().parse_args(argv)
+    check(a)
+    deterministic, threads = torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()
+    try:
+        return _run(a)
+    finally:
+        torch.use_deterministic_algorithms(deterministic)
+        torch.set_num_threads(threads)
+
+
+def _run(a: argparse.Namespace) -> dict:
+    from ..learner import LearnerVectorEnv
+
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.torch_threads)
+    torch.use_deterministic_algorithms(True)
+    ckpt_path = os.path.join(a.out, "checkpoint.pt")
+    start, log = 0, []
+    if a.resume:
+        ck = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        widths = [w.shape[1] for k, w in sorted(ck["net"].items()) if k.endswith(".weight")]
+        net = MlpNet(KOROVAN_INPUTS, widths[1:], KOROVAN_POLICY, KOROVAN_VALUE)
+        net.load_state_dict(ck["net"])
+        start, log = ck["update"] + 1, ck["log"]
+    else:
+        net = initial_net(a)
+    opt = torch.optim.Adam(net.parameters(), lr=a.lr, eps=1e-5)
+    if a.resume:
+        opt.load_state_dict(ck["opt"])
+    t0 = time.monotonic() - (log[-1]["seconds"] if log else 0.0)
+    for update in range(start, a.updates):
+        env = LearnerVectorEnv(
+            a.game,
+            num_envs=a.envs,
+            players=a.players,
+            opponents=a.opponents,
+            seat=None,
+            reward="shares",
+            illegal="raise",
+            seed=a.seed + update * SEED_STRIDE,
+        )
+        gen = torch.Generator().manual_seed(a.seed * 1_000_003 + update)
+        obs, info = env.reset()
+        mask = info["action_mask"]
+        shape = (a.steps, a.envs)
+        b_obs = np.zeros((*shape, KOROVAN_INPUTS), np.float32)
+        b_mask = np.zeros((*shape, KOROVAN_POLICY), np.bool_)
+        b_act = np.zeros(shape, np.int64)
+        b_logp, b_val, b_rew, b_done = (np.zeros(shape, np.float32) for _ in range(4))
+        finished, shares = 0, 0.0
+        net.eval()
+        with torch.no_grad():
+            for t in range(a.steps):
+                b_obs[t], b_mask[t] = obs, mask
+                logits, value = evaluate(net, torch.from_numpy(obs), torch.from_numpy(mask), a.players)
+                action = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=gen).squeeze(1)
+                b_act[t] = action.numpy()
+                b_logp[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1).numpy()
+                b_val[t] = value.numpy()
+                obs, reward, terminated, truncated, info = env.step(b_act[t])
+                mask = info["action_mask"]
+                done = np.logical_or(terminated, truncated)
+                b_rew[t], b_done[t] = reward, done
+                finished += int(done.sum())
+                shares += float(np.asarray(reward, np.float64)[done].sum())
+            _, last = evaluate(net, torch.from_numpy(obs), torch.from_numpy(mask), a.players)
+        env.close()
+        adv = advantages(b_rew, b_done, b_val, last.numpy(), a.gae_lambda)
+        ret = adv + b_val
+        n = a.steps * a.envs
+        flat = {
+            "obs": torch.from_numpy(b_obs.reshape(n, -1)),
+            "mask": torch.from_numpy(b_mask.reshape(n, -1)),
+            "act": torch.from_numpy(b_act.reshape(n)),
+            "logp": torch.from_numpy(b_logp.reshape(n)),
+            "adv": torch.from_numpy(adv.reshape(n)),
+            "ret": torch.from_numpy(ret.reshape(n)),
+        }
+        net.train()
+        size = n // a.minibatches
+        sums = {"policy": 0.0, "value": 0.0, "entropy": 0.0}
+        steps = 0
+        for _ in range(a.epochs):
+            perm = torch.randperm(n, generator=gen)
+            for i in range(a.minibatches):
+                idx = perm[i * size : (i + 1) * size]
+                logits, value = evaluate(net, flat["obs"][idx], flat["mask"][idx], a.players)
+                logp_all = torch.log_softmax(logits, dim=1)
+                logp = logp_all.gather(1, flat["act"][idx][:, None]).squeeze(1)
+                ratio = torch.exp(logp - flat["logp"][idx])
+                adv_b = flat["adv"][idx]
+                adv_b = (adv_b - adv_b.mean()) / (adv_b.std() + 1e-8)
+                policy = torch.max(-adv_b * ratio, -adv_b * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
+                vloss = ((value - flat["ret"][idx]) ** 2).mean()
+                probs = torch.softmax(logits, dim=1)
+                entropy = -(probs * logp_all.masked_fill(probs == 0, 0.0)).sum(dim=1).mean()
+                loss = policy + a.vf_coef * vloss - a.ent_coef * entropy
+                if not torch.isfinite(loss):
+                    raise RuntimeError(f"update {update}: the loss is not finite ({loss.item()}); nothing written")
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+                opt.step()
+                sums["policy"] += policy.item()
+                sums["value"] += vloss.item()
+                sums["entropy"] += entropy.item()
+                steps += 1
+        if not all(torch.isfinite(q).all() for q in net.parameters()):
+            raise RuntimeError(f"update {update}: a parameter is not finite; nothing written")
+        net.eval()
+        settings = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "resume", "init")}
+        weights = to_bytes(net, a.game, f"ppo, update {update}: " + json.dumps(settings, sort_keys=True))
+        entry = {
+            "update": update,
+            "games": finished,
+            "share": round(shares / finished, 4) if finished else None,
+            **{k: v / max(steps, 1) for k, v in sums.items()},
+            "seconds": round(time.monotonic() - t0, 1),
+        }
+        log.append(entry)
+        names = ["latest.bgnn"]
+        if a.keep_every and (update + 1) % a.keep_every == 0:
+            names.append(f"update-{update + 1:05d}.bgnn")
+        for name in names:
+            tmp = os.path.join(a.out, name + ".tmp")
+            with open(tmp, "wb") as f:
+                f.write(weights)
+            os.replace(tmp, os.path.join(a.out, name))
+        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "update": update, "log": log}, ckpt_path + ".tmp")
+        os.replace(ckpt_path + ".tmp", ckpt_path)
+        print(json.dumps(entry), flush=True)
+    return {"log": log, "weights": os.path.join(a.out, "latest.bgnn")}
+
+
+def main(argv=None) -> int:
+    try:
+        run(argv)
+    except UsageError as e:
+        print(f"usage error: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

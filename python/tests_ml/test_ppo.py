@@ -1,0 +1,107 @@
+"""The PPO trainer (korovan_caravan.learn.ppo) and the MLP reader it starts
+from (korovan_caravan.learn.export.mlp_from_bytes): CI's quick mode."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import korovan_caravan
+from korovan_caravan.learn import nn_forward, nn_match, ppo
+from korovan_caravan.learn.export import mlp_from_bytes, to_bytes
+from korovan_caravan.learn.nets import KOROVAN_INPUTS, make_net
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+SHIPPED = os.path.join(ROOT, "crates", "korovan-core", "weights", "korovan.bgnn")
+
+
+def test_the_shipped_korovan_mlp_reads_back_byte_for_byte():
+    data = open(SHIPPED, "rb").read()
+    net, text = mlp_from_bytes(data)
+    assert to_bytes(net, "korovan", text) == data
+    x = np.random.default_rng(0).random((16, KOROVAN_INPUTS), dtype=np.float32)
+    with torch.no_grad():
+        ours = net(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(ours, nn_forward(data, x), atol=1e-5)
+
+
+def test_a_file_that_is_not_an_mlp_is_a_value_error():
+    data = open(SHIPPED, "rb").read()
+    with pytest.raises(ValueError, match="checksum"):
+        mlp_from_bytes(data[:-9] + bytes([data[-9] ^ 1]) + data[-8:])
+    with pytest.raises(ValueError, match="checksum"):
+        mlp_from_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="not a BGNN"):
+        mlp_from_bytes(b"PK\x03\x04 something else")
+    torch.manual_seed(0)
+    tower = to_bytes(make_net("caravan", channels=4, blocks=1), "caravan")
+    with pytest.raises(ValueError, match="not part of an MLP"):
+        mlp_from_bytes(tower)
+
+
+def test_advantages_bootstrap_from_the_next_value_and_stop_at_a_games_end():
+    # one slot, three steps; the game ends at step 1 with reward 1, a new one
+    # starts at step 2 and is cut off after it (bootstrapped from `last`)
+    rewards = np.array([[0.0], [1.0], [0.0]], np.float32)
+    dones = np.array([[0.0], [1.0], [0.0]], np.float32)
+    values = np.array([[0.2], [0.5], [0.3]], np.float32)
+    last = np.array([0.4], np.float32)
+    lam = 0.5
+    adv = ppo.advantages(rewards, dones, values, last, lam)
+    d2 = 0.0 + 0.4 - 0.3
+    d1 = 1.0 - 0.5  # the game ended: nothing after it
+    d0 = 0.0 + 0.5 - 0.2
+    np.testing.assert_allclose(adv[:, 0], [d0 + lam * d1, d1, d2], atol=1e-6)
+
+
+def _quick(out, *extra):
+    return ppo.main(["--quick", "--out", str(out), "--seed", "3", *extra])
+
+
+def test_quick_ppo_is_reproducible_resumes_exactly_and_its_network_plays(tmp_path):
+    assert _quick(tmp_path / "a") == 0
+    assert _quick(tmp_path / "b") == 0
+    a = (tmp_path / "a" / "latest.bgnn").read_bytes()
+    assert a == (tmp_path / "b" / "latest.bgnn").read_bytes(), "the same command gives the same weights"
+    # stopped after one update and resumed: the same weights as straight through
+    assert _quick(tmp_path / "c", "--updates", "1") == 0
+    one = (tmp_path / "c" / "latest.bgnn").read_bytes()
+    assert _quick(tmp_path / "c", "--updates", "2", "--resume") == 0
+    assert (tmp_path / "c" / "latest.bgnn").read_bytes() == a
+    assert one != a, "the second update trained on"
+    # from the shipped network: the weights change, and Rust plays them
+    assert _quick(tmp_path / "d", "--init", SHIPPED, "--updates", "1") == 0
+    tuned = (tmp_path / "d" / "latest.bgnn").read_bytes()
+    assert tuned != open(SHIPPED, "rb").read()
+    game = korovan_caravan.load_game("korovan", players=5)
+    shares, n = nn_match(game, tuned, "heuristic", 20, 1_000_000, 1, None, None)
+    assert n == 5 and len(shares) == 20 and 0.0 <= float(np.mean(shares)) <= 1.0
+
+
+def test_ppo_refuses_bad_settings_before_any_work(tmp_path):
+    out = tmp_path / "run"
+    tower = tmp_path / "tower.bgnn"
+    torch.manual_seed(0)
+    tower.write_bytes(to_bytes(make_net("caravan", channels=4, blocks=1), "caravan"))
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    for bad in (
+        ["--lr", "0"],
+        ["--lr", "nan"],
+        ["--clip", "-1"],
+        ["--gae-lambda", "2"],
+        ["--envs", "0"],
+        ["--steps", "0"],
+        ["--players", "2"],
+        ["--opponents", "no-such-agent"],
+        ["--init", str(tmp_path)],
+        ["--resume"],
+    ):
+        assert ppo.main(["--out", str(out), *bad]) == 2, bad
+    assert not out.exists(), "nothing is created before the settings are checked"
+    for bad in (["--init", str(tower)], ["--init", str(junk)]):
+        assert ppo.main(["--out", str(out), "--quick", *bad]) == 2, bad
+    assert not (out / "latest.bgnn").exists()
