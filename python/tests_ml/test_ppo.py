@@ -72,6 +72,8 @@ def test_quick_ppo_is_reproducible_resumes_exactly_and_its_network_plays(tmp_pat
     assert _quick(tmp_path / "c", "--updates", "2", "--resume") == 0
     assert (tmp_path / "c" / "latest.bgnn").read_bytes() == a
     assert one != a, "the second update trained on"
+    # a trainer's checkpoint is an --init too
+    assert _quick(tmp_path / "e", "--init", str(tmp_path / "a" / "checkpoint.pt"), "--updates", "1") == 0
     # from the shipped network: the weights change, and Rust plays them
     assert _quick(tmp_path / "d", "--init", SHIPPED, "--updates", "1") == 0
     tuned = (tmp_path / "d" / "latest.bgnn").read_bytes()

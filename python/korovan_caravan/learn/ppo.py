@@ -132,6 +132,15 @@ def check(a: argparse.Namespace) -> None:
         raise UsageError(f"--out {a.out} is not a writable directory")
 
 
+def mlp_of_state(state: dict) -> MlpNet:
+    """The :class:`MlpNet` of a state dict (its hidden widths read off the
+    layers' shapes)."""
+    layers = sorted((int(k.split(".")[1]), w) for k, w in state.items() if k.startswith("layers.") and k.endswith(".weight"))
+    net = MlpNet(KOROVAN_INPUTS, [w.shape[1] for _, w in layers][1:], KOROVAN_POLICY, KOROVAN_VALUE)
+    net.load_state_dict(state)
+    return net
+
+
 def initial_net(a: argparse.Namespace) -> MlpNet:
     """The network to start from: ``--init``'s, or a fresh one."""
     if a.init is None:
@@ -145,10 +154,7 @@ def initial_net(a: argparse.Namespace) -> MlpNet:
             raise UsageError(f"--init {a.init}: {e}") from None
     else:
         try:
-            state = torch.load(a.init, map_location="cpu", weights_only=False)["net"]
-            widths = [w.shape[1] for k, w in sorted(state.items()) if k.endswith(".weight")]
-            net = MlpNet(KOROVAN_INPUTS, widths[1:], KOROVAN_POLICY, KOROVAN_VALUE)
-            net.load_state_dict(state)
+            net = mlp_of_state(torch.load(a.init, map_location="cpu", weights_only=False)["net"])
         except Exception as e:  # a foreign or broken checkpoint
             raise UsageError(f"--init {a.init} is neither an MLP weights file nor a Korovan checkpoint: {e}") from None
     if (net.inputs, net.policy_len, net.value_len) != (KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE):
@@ -202,9 +208,7 @@ def _run(a: argparse.Namespace) -> dict:
     start, log = 0, []
     if a.resume:
         ck = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        widths = [w.shape[1] for k, w in sorted(ck["net"].items()) if k.endswith(".weight")]
-        net = MlpNet(KOROVAN_INPUTS, widths[1:], KOROVAN_POLICY, KOROVAN_VALUE)
-        net.load_state_dict(ck["net"])
+        net = mlp_of_state(ck["net"])
         start, log = ck["update"] + 1, ck["log"]
     else:
         net = initial_net(a)
