@@ -39,9 +39,10 @@ import time
 import numpy as np
 import torch
 
-from . import self_play
+from . import runs, self_play
 from .export import MAX_PARAMETERS, to_bytes
 from .nets import caravan_spec, heads, make_net
+from .runs import UsageError, check_files, save_checkpoint, write_whole
 
 MAX_GAMES = 1 << 20
 MAX_THREADS = 256
@@ -202,10 +203,6 @@ def unpack(packed: dict) -> dict:
     return out
 
 
-class UsageError(Exception):
-    """A bad setting, reported before any work starts."""
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m korovan_caravan.learn.expert_iteration", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=["caravan", "korovan"], required=True)
@@ -309,11 +306,6 @@ def check(a: argparse.Namespace) -> None:
         raise UsageError(f"--device must be auto, cpu or cuda, got {a.device}")
     if a.device == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda but no GPU is available")
-    if a.init is not None:
-        if not os.path.isfile(a.init):
-            raise UsageError(f"--init {a.init} is not a regular file")
-        if os.path.getsize(a.init) > MAX_INIT_BYTES:
-            raise UsageError(f"--init {a.init} is larger than {MAX_INIT_BYTES} bytes")
     import korovan_caravan
 
     table = korovan_caravan.load_game(a.game, players=a.players or (2 if a.game == "caravan" else 5))
@@ -323,13 +315,7 @@ def check(a: argparse.Namespace) -> None:
                 korovan_caravan.Agent(table, name)
             except ValueError as e:
                 raise UsageError(f"{flag}: {e}") from None
-    if a.resume and not os.path.isfile(os.path.join(a.out, "checkpoint.pt")):
-        raise UsageError(f"--resume but {a.out}/checkpoint.pt does not exist")
-    if os.path.exists(a.out) and not os.path.isdir(a.out):
-        raise UsageError(f"--out {a.out} is not a directory")
-    os.makedirs(a.out, exist_ok=True)
-    if not os.path.isdir(a.out) or not os.access(a.out, os.W_OK):
-        raise UsageError(f"--out {a.out} is not a writable directory")
+    check_files(a.init, a.out, a.resume, MAX_INIT_BYTES)
 
 
 def losses(net, x, mask, target, value, players, policy_loss="cross-entropy"):
@@ -467,28 +453,16 @@ def _run(a: argparse.Namespace) -> dict:
             "seconds": round(time.monotonic() - t0, 1),
         }
         log.append(entry)
-        for name in ("latest.bgnn", f"round-{rnd:03d}.bgnn"):
-            tmp = os.path.join(a.out, name + ".tmp")
-            with open(tmp, "wb") as f:
-                f.write(weights)
-            os.replace(tmp, os.path.join(a.out, name))
+        write_whole(a.out, ("latest.bgnn", f"round-{rnd:03d}.bgnn"), weights)
         state = {"net": net.state_dict(), "opt": opt.state_dict(), "round": rnd, "log": log}
-        torch.save({**state, "buffer": [pack(b) for b in buffer]}, ckpt_path + ".tmp")
-        os.replace(ckpt_path + ".tmp", ckpt_path)
+        save_checkpoint({**state, "buffer": [pack(b) for b in buffer]}, ckpt_path)
         print(json.dumps(entry), flush=True)
     return {"log": log, "weights": os.path.join(a.out, "latest.bgnn")}
 
 
 def main(argv=None) -> int:
-    try:
-        run(argv)
-    except UsageError as e:
-        print(f"usage error: {e}", file=sys.stderr)
-        return 2
-    except RuntimeError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    return 0
+    """The command: 0 done, 2 a usage error, 1 an error of the run."""
+    return runs.main(run, argv)
 
 
 if __name__ == "__main__":

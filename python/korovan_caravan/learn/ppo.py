@@ -41,8 +41,10 @@ import time
 import numpy as np
 import torch
 
+from . import runs
 from .export import mlp_from_bytes, to_bytes
 from .nets import KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE, MlpNet
+from .runs import UsageError, check_files, save_checkpoint, write_whole
 
 #: Games of one update are seeded from ``seed + update · SEED_STRIDE``.
 SEED_STRIDE = 1 << 20
@@ -51,10 +53,6 @@ MAX_STEPS = 1 << 16
 MAX_THREADS = 256
 #: The largest --init accepted (a weights file or a checkpoint).
 MAX_INIT_BYTES = 1 << 30
-
-
-class UsageError(Exception):
-    """A bad setting, reported before any work starts."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -118,18 +116,7 @@ def check(a: argparse.Namespace) -> None:
         LearnerVectorEnv(a.game, num_envs=1, players=a.players, opponents=a.opponents, seed=0).close()
     except ValueError as e:
         raise UsageError(f"--opponents: {e}") from None
-    if a.init is not None:
-        if not os.path.isfile(a.init):
-            raise UsageError(f"--init {a.init} is not a regular file")
-        if os.path.getsize(a.init) > MAX_INIT_BYTES:
-            raise UsageError(f"--init {a.init} is larger than {MAX_INIT_BYTES} bytes")
-    if a.resume and not os.path.isfile(os.path.join(a.out, "checkpoint.pt")):
-        raise UsageError(f"--resume but {a.out}/checkpoint.pt does not exist")
-    if os.path.exists(a.out) and not os.path.isdir(a.out):
-        raise UsageError(f"--out {a.out} is not a directory")
-    os.makedirs(a.out, exist_ok=True)
-    if not os.path.isdir(a.out) or not os.access(a.out, os.W_OK):
-        raise UsageError(f"--out {a.out} is not a writable directory")
+    check_files(a.init, a.out, a.resume, MAX_INIT_BYTES)
 
 
 def mlp_of_state(state: dict) -> MlpNet:
@@ -309,27 +296,15 @@ def _run(a: argparse.Namespace) -> dict:
         names = ["latest.bgnn"]
         if a.keep_every and (update + 1) % a.keep_every == 0:
             names.append(f"update-{update + 1:05d}.bgnn")
-        for name in names:
-            tmp = os.path.join(a.out, name + ".tmp")
-            with open(tmp, "wb") as f:
-                f.write(weights)
-            os.replace(tmp, os.path.join(a.out, name))
-        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "update": update, "log": log}, ckpt_path + ".tmp")
-        os.replace(ckpt_path + ".tmp", ckpt_path)
+        write_whole(a.out, names, weights)
+        save_checkpoint({"net": net.state_dict(), "opt": opt.state_dict(), "update": update, "log": log}, ckpt_path)
         print(json.dumps(entry), flush=True)
     return {"log": log, "weights": os.path.join(a.out, "latest.bgnn")}
 
 
 def main(argv=None) -> int:
-    try:
-        run(argv)
-    except UsageError as e:
-        print(f"usage error: {e}", file=sys.stderr)
-        return 2
-    except RuntimeError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    return 0
+    """The command: 0 done, 2 a usage error, 1 an error of the run."""
+    return runs.main(run, argv)
 
 
 if __name__ == "__main__":

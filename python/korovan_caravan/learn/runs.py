@@ -1,0 +1,62 @@
+"""What the trainers (:mod:`.expert_iteration`, :mod:`.ppo`) share about a
+run: their usage error, the checks of ``--init``, ``--resume`` and
+``--out``, files written whole (a temporary file and a rename, so that a
+reader never sees half of one) and the command line's exit codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import torch
+
+
+class UsageError(Exception):
+    """A bad setting, reported before any work starts."""
+
+
+def check_files(init, out: str, resume: bool, max_init_bytes: int) -> None:
+    """``--init`` a regular file of at most ``max_init_bytes``, ``--resume``
+    with a checkpoint in ``out``, and ``out`` a writable directory (created
+    when missing: the last check, so nothing is created for a bad setting)."""
+    if init is not None:
+        if not os.path.isfile(init):
+            raise UsageError(f"--init {init} is not a regular file")
+        if os.path.getsize(init) > max_init_bytes:
+            raise UsageError(f"--init {init} is larger than {max_init_bytes} bytes")
+    if resume and not os.path.isfile(os.path.join(out, "checkpoint.pt")):
+        raise UsageError(f"--resume but {out}/checkpoint.pt does not exist")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise UsageError(f"--out {out} is not a directory")
+    os.makedirs(out, exist_ok=True)
+    if not os.path.isdir(out) or not os.access(out, os.W_OK):
+        raise UsageError(f"--out {out} is not a writable directory")
+
+
+def write_whole(directory: str, names, data: bytes) -> None:
+    """``data`` written to each of ``names`` in ``directory``, each whole."""
+    for name in names:
+        tmp = os.path.join(directory, name + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, os.path.join(directory, name))
+
+
+def save_checkpoint(state: dict, path: str) -> None:
+    """``torch.save(state)`` to ``path``, whole."""
+    torch.save(state, path + ".tmp")
+    os.replace(path + ".tmp", path)
+
+
+def main(run, argv=None) -> int:
+    """Runs ``run(argv)`` as a command: 0 done, 2 a usage error, 1 an error
+    of the run (each said on standard error in one line)."""
+    try:
+        run(argv)
+    except UsageError as e:
+        print(f"usage error: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
