@@ -363,14 +363,7 @@ def losses(net, x, mask, target, value, players, policy_loss="cross-entropy"):
 def run(argv=None) -> dict:
     """Runs the trainer; torch's global settings (deterministic algorithms,
     threads) are restored on return."""
-    a = parser().parse_args(argv)
-    check(a)
-    deterministic, threads = torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()
-    try:
-        return _run(a)
-    finally:
-        torch.use_deterministic_algorithms(deterministic)
-        torch.set_num_threads(threads)
+    return runs.run(parser, check, _run, argv)
 
 
 def _run(a: argparse.Namespace) -> dict:

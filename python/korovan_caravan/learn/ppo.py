@@ -174,15 +174,9 @@ def advantages(rewards: np.ndarray, dones: np.ndarray, values: np.ndarray, last:
 
 
 def run(argv=None) -> dict:
-    """Runs the trainer; torch's global settings are restored on return."""
-    a = parser().parse_args(argv)
-    check(a)
-    deterministic, threads = torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()
-    try:
-        return _run(a)
-    finally:
-        torch.use_deterministic_algorithms(deterministic)
-        torch.set_num_threads(threads)
+    """Runs the trainer; torch's global settings (deterministic algorithms,
+    threads) are restored on return."""
+    return runs.run(parser, check, _run, argv)
 
 
 def _run(a: argparse.Namespace) -> dict:

@@ -48,6 +48,21 @@ def save_checkpoint(state: dict, path: str) -> None:
     os.replace(path + ".tmp", path)
 
 
+def run(parser, check, body, argv=None):
+    """Parses ``argv`` with ``parser()``, checks the settings with
+    ``check`` before any work, and returns ``body(settings)``; torch's
+    global settings (deterministic algorithms, threads), which a run sets,
+    are restored on return."""
+    a = parser().parse_args(argv)
+    check(a)
+    deterministic, threads = torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()
+    try:
+        return body(a)
+    finally:
+        torch.use_deterministic_algorithms(deterministic)
+        torch.set_num_threads(threads)
+
+
 def main(run, argv=None) -> int:
     """Runs ``run(argv)`` as a command: 0 done, 2 a usage error, 1 an error
     of the run (each said on standard error in one line)."""
