@@ -68,16 +68,22 @@ def to_bytes(net: torch.nn.Module, game: str, text: str = "") -> bytes:
     return bytes(out)
 
 
-def save(net: torch.nn.Module, game: str, path: str, text: str = "") -> int:
-    """Writes the weights file to ``path`` (through a temporary file and a
-    rename, so that a reader never sees half a file); returns its size."""
+def write_file(path: str, data: bytes) -> None:
+    """Writes ``data`` to ``path`` through a temporary file and a rename, so
+    that a reader never sees half a file."""
     import os
 
-    data = to_bytes(net, game, text)
     tmp = f"{path}.tmp"
     with open(tmp, "wb") as f:
         f.write(data)
     os.replace(tmp, path)
+
+
+def save(net: torch.nn.Module, game: str, path: str, text: str = "") -> int:
+    """Writes the weights file to ``path``, whole (:func:`write_file`);
+    returns its size."""
+    data = to_bytes(net, game, text)
+    write_file(path, data)
     return len(data)
 
 

@@ -10,6 +10,8 @@ import sys
 
 import torch
 
+from .export import write_file
+
 
 class UsageError(Exception):
     """A bad setting, reported before any work starts."""
@@ -34,12 +36,10 @@ def check_files(init, out: str, resume: bool, max_init_bytes: int) -> None:
 
 
 def write_whole(directory: str, names, data: bytes) -> None:
-    """``data`` written to each of ``names`` in ``directory``, each whole."""
+    """``data`` written to each of ``names`` in ``directory``, each whole
+    (:func:`.export.write_file`)."""
     for name in names:
-        tmp = os.path.join(directory, name + ".tmp")
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, os.path.join(directory, name))
+        write_file(os.path.join(directory, name), data)
 
 
 def save_checkpoint(state: dict, path: str) -> None:
