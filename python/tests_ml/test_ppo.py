@@ -101,9 +101,30 @@ def test_ppo_refuses_bad_settings_before_any_work(tmp_path):
         ["--opponents", "no-such-agent"],
         ["--init", str(tmp_path)],
         ["--resume"],
+        ["--updates", "10", "--lr-decay-from", "10"],
+        ["--lr-decay-from", "-1"],
     ):
         assert ppo.main(["--out", str(out), *bad]) == 2, bad
     assert not out.exists(), "nothing is created before the settings are checked"
     for bad in (["--init", str(tower)], ["--init", str(junk)]):
         assert ppo.main(["--out", str(out), "--quick", *bad]) == 2, bad
     assert not (out / "latest.bgnn").exists()
+
+
+def test_the_learning_rate_is_constant_then_falls_linearly_to_zero_after_the_last_update():
+    a = ppo.parser().parse_args(["--out", "x", "--lr", "0.4", "--updates", "10"])
+    assert [ppo.learning_rate(a, u) for u in (0, 5, 9)] == [0.4, 0.4, 0.4]
+    a = ppo.parser().parse_args(["--out", "x", "--lr", "0.4", "--updates", "10", "--lr-decay-from", "6"])
+    rates = [ppo.learning_rate(a, u) for u in range(10)]
+    assert rates[:7] == [0.4] * 7, "full rate up to and at the update the decay starts from"
+    assert rates[7:] == pytest.approx([0.3, 0.2, 0.1]), "then a quarter less each update, never zero in a used update"
+
+
+def test_a_decaying_learning_rate_trains_other_weights_and_resumes_exactly(tmp_path):
+    assert _quick(tmp_path / "a", "--lr-decay-from", "0") == 0
+    assert _quick(tmp_path / "b", "--lr-decay-from", "0", "--updates", "1") == 0
+    assert _quick(tmp_path / "b", "--lr-decay-from", "0", "--resume") == 0
+    decayed = (tmp_path / "a" / "latest.bgnn").read_bytes()
+    assert (tmp_path / "b" / "latest.bgnn").read_bytes() == decayed
+    assert _quick(tmp_path / "c") == 0
+    assert (tmp_path / "c" / "latest.bgnn").read_bytes() != decayed

@@ -67,6 +67,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--minibatches", type=int, default=4)
     p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument(
+        "--lr-decay-from",
+        type=int,
+        default=None,
+        help="from this update on, the learning rate falls linearly from --lr to 0 at --updates (default: constant)",
+    )
     p.add_argument("--gae-lambda", type=float, default=0.95)
     p.add_argument("--clip", type=float, default=0.1)
     p.add_argument("--ent-coef", type=float, default=0.003)
@@ -108,6 +114,8 @@ def check(a: argparse.Namespace) -> None:
     ]:
         if not lo <= v <= hi:
             raise UsageError(f"{name} must be in {lo}..={hi}, got {v}")
+    if a.lr_decay_from is not None and not 0 <= a.lr_decay_from < a.updates:
+        raise UsageError(f"--lr-decay-from must be in 0..{a.updates} (below --updates), got {a.lr_decay_from}")
     if a.minibatches > a.envs * a.steps:
         raise UsageError(f"--minibatches {a.minibatches} is more than the {a.envs * a.steps} samples of an update")
     from ..learner import LearnerVectorEnv
@@ -147,6 +155,14 @@ def initial_net(a: argparse.Namespace) -> MlpNet:
     if (net.inputs, net.policy_len, net.value_len) != (KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE):
         raise UsageError(f"--init {a.init} is not a Korovan network")
     return net
+
+
+def learning_rate(a: argparse.Namespace, update: int) -> float:
+    """The learning rate of ``update``: ``--lr``, falling linearly from
+    ``--lr-decay-from`` to 0 after the last update."""
+    if a.lr_decay_from is None or update < a.lr_decay_from:
+        return a.lr
+    return a.lr * (a.updates - update) / (a.updates - a.lr_decay_from)
 
 
 def evaluate(net: MlpNet, obs: torch.Tensor, mask: torch.Tensor, players: int) -> tuple:
@@ -246,6 +262,8 @@ def _run(a: argparse.Namespace) -> dict:
             "ret": torch.from_numpy(ret.reshape(n)),
         }
         net.train()
+        for group in opt.param_groups:
+            group["lr"] = learning_rate(a, update)
         size = n // a.minibatches
         sums = {"policy": 0.0, "value": 0.0, "entropy": 0.0}
         steps = 0
