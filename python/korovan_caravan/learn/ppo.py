@@ -295,7 +295,7 @@ def _run(a: argparse.Namespace) -> dict:
         if not all(torch.isfinite(q).all() for q in net.parameters()):
             raise RuntimeError(f"update {update}: a parameter is not finite; nothing written")
         net.eval()
-        settings = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "resume", "init")}
+        settings = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "resume", "init") and v is not None}
         weights = to_bytes(net, a.game, f"ppo, update {update}: " + json.dumps(settings, sort_keys=True))
         entry = {
             "update": update,
