@@ -767,3 +767,59 @@ fn a_base_policy_wins_ties_and_is_left_only_for_a_clearly_better_action() {
         &mut GameRng::new(1)
     )));
 }
+
+/// A base policy that always plays the same action (legal or not).
+struct Fixed(NimAction);
+impl Agent<HiddenNim> for Fixed {
+    fn name(&self) -> String {
+        "fixed".into()
+    }
+    fn act(&mut self, _: &HiddenNim, _: usize, _: &mut GameRng) -> NimAction {
+        self.0
+    }
+}
+
+#[test]
+fn a_base_policy_is_kept_unless_the_search_beats_it_by_more_than_the_margin() {
+    // From 2 stones `take 2` wins; the base insists on `take 1`.
+    for cards in [[1, 2], [3, 2]] {
+        for seed in 0..4 {
+            let state = nim(2, cards, &[]);
+            let with = |margin: f64| {
+                let mut agent = IsMctsAgent::with_iterations(200).base_agent(Box::new(Fixed(NimAction::Take(1))), margin);
+                let chosen = agent.act(&state, 0, &mut GameRng::new(seed));
+                (chosen, agent.root_edges())
+            };
+            let (chosen, edges) = with(0.0);
+            assert_eq!(chosen, NimAction::Take(2), "cards {cards:?}, seed {seed}: the search's choice beats the base");
+            let mean = |a: NimAction| edges.iter().find(|e| e.action == a).map(|e| e.mean_return).unwrap();
+            let gap = mean(NimAction::Take(2)) - mean(NimAction::Take(1));
+            assert!(gap > 0.0, "{edges:?}");
+            // The same search (same seed) with a margin just under and just over the gap.
+            assert_eq!(with(gap - 1e-9).0, NimAction::Take(2), "cards {cards:?}, seed {seed}");
+            assert_eq!(with(gap + 1e-9).0, NimAction::Take(1), "cards {cards:?}, seed {seed}");
+            assert_eq!(with(1.0).0, NimAction::Take(1), "returns lie in [0, 1]: a margin of 1 keeps the base");
+            assert_eq!(with(gap + 1e-9).1, edges, "the base changes the choice, not the tree");
+        }
+    }
+}
+
+#[test]
+fn an_illegal_base_action_leaves_the_searchs_own_choice() {
+    for seed in 0..4 {
+        let state = nim(7, [2, 1], &[1, 2]);
+        let mut plain = IsMctsAgent::with_iterations(150);
+        let mut based = IsMctsAgent::with_iterations(150).base_agent(Box::new(Fixed(NimAction::Deal(1))), 1.0);
+        assert_eq!(
+            based.act(&state, 0, &mut GameRng::new(seed)),
+            plain.act(&state, 0, &mut GameRng::new(seed)),
+            "seed {seed}"
+        );
+        assert_eq!(based.root_edges(), plain.root_edges());
+        // A margin that is not a finite non-negative number counts as 0.
+        for odd in [f64::NAN, -1.0, f64::NEG_INFINITY] {
+            let mut agent = IsMctsAgent::with_iterations(150).base_agent(Box::new(Fixed(NimAction::Take(2))), odd);
+            assert_eq!(agent.act(&state, 0, &mut GameRng::new(seed)), plain.act(&state, 0, &mut GameRng::new(seed)));
+        }
+    }
+}

@@ -130,6 +130,8 @@ pub struct IsMctsAgent<G: Game> {
     settings: SearchSettings,
     rollout: Rollout<G>,
     prior: Option<Box<dyn Agent<G>>>,
+    /// The policy improved on ([`IsMctsAgent::base_agent`]) and its margin.
+    base: Option<(Box<dyn Agent<G>>, f64)>,
     nodes: Vec<Node<G::Action>>,
     /// The nodes below the root that the current iteration went through.
     path: Vec<u32>,
@@ -147,6 +149,7 @@ impl<G: Game> fmt::Debug for IsMctsAgent<G> {
             .field("settings", &self.settings)
             .field("rollout", &self.rollout)
             .field("prior", &self.prior.as_ref().map(|a| a.name()))
+            .field("base", &self.base.as_ref().map(|(a, m)| (a.name(), *m)))
             .field("last", &self.ledger.last)
             .finish_non_exhaustive()
     }
@@ -197,6 +200,7 @@ impl<G: Game> IsMctsAgent<G> {
             settings: settings.normalized(),
             rollout: Rollout::default(),
             prior: None,
+            base: None,
             nodes: Vec::new(),
             path: Vec::new(),
             marks: Vec::new(),
@@ -297,6 +301,23 @@ impl<G: Game> IsMctsAgent<G> {
     pub fn prior_agent(mut self, agent: Box<dyn Agent<G>>, weight: f64) -> Self {
         self.prior = Some(agent);
         self.map_settings(|s| s.prior_weight(weight))
+    }
+
+    /// A base policy to improve on: before each search `agent` chooses (with
+    /// the search's random generator), and after it the search's own choice
+    /// (the most visited root action) is played only if its mean return
+    /// beats the mean return of `agent`'s action by more than `margin` (in
+    /// return units, at least 0); otherwise `agent`'s action is played. One
+    /// step of policy improvement that keeps the base policy's move wherever
+    /// the rollouts cannot tell it from the search's — the root rule of
+    /// [`crate::FlatMcAgent::base_agent`] for the tree search. The tree is
+    /// searched as without a base; an action of `agent` that is illegal or
+    /// that the search never tried leaves the search's choice.
+    /// [`Agent::policy`] stays the visit shares.
+    #[must_use]
+    pub fn base_agent(mut self, agent: Box<dyn Agent<G>>, margin: f64) -> Self {
+        self.base = Some((agent, if margin.is_finite() && margin > 0.0 { margin } else { 0.0 }));
+        self
     }
 
     /// Scores every rollout cut by [`rollout_depth`](Self::rollout_depth)
@@ -689,7 +710,9 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
     }
 
     /// Searches the information set of `seat` in `state` within the budget
-    /// and returns the most visited legal root action.
+    /// and returns the most visited legal root action (with a
+    /// [`base_agent`](IsMctsAgent::base_agent): the base's action unless
+    /// that one's mean return is beaten by more than the margin).
     ///
     /// # Panics
     /// Only if called where `seat` has no legal action **and** the game's
@@ -709,6 +732,13 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
         if self.marks.len() < size {
             self.marks.resize(size, 0);
         }
+        let base = match self.base.as_mut() {
+            Some((agent, margin)) => {
+                let a = agent.act(state, seat, rng);
+                self.list.iter().any(|&x| x == a).then_some((a, *margin))
+            }
+            None => None,
+        };
         self.nodes.push(Node::new(None, 0, CHANCE, NONE));
         let mut clock = BudgetClock::start(self.settings.budget);
         while clock.more() {
@@ -730,6 +760,7 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
         self.mark_list(state.config(), g);
         let mover = Self::mover_of(seat);
         let mut best: Option<(u32, f64, G::Action)> = None;
+        let mut base_mean = None;
         let mut c = self.nodes[0].first_child;
         while let Some(n) = self.nodes.get(c as usize) {
             if let (Some(a), true) = (n.action, n.mover == mover && self.mark(n.id) == g) {
@@ -737,17 +768,30 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
                 if best.is_none_or(|(v, m, _)| n.visits > v || (n.visits == v && mean > m)) {
                     best = Some((n.visits, mean, a));
                 }
+                if n.visits > 0 && base.is_some_and(|(b, _)| b == a) {
+                    base_mean = Some(mean);
+                }
             }
             c = n.next_sibling;
         }
-        match best {
-            Some((_, _, a)) => a,
-            None => fallback_action(state, &self.list, rng),
+        match (best, base, base_mean) {
+            (Some((_, mean, a)), Some((b, margin)), Some(bm)) => {
+                if mean > bm + margin {
+                    a
+                } else {
+                    b
+                }
+            }
+            (Some((_, _, a)), _, _) => a,
+            (None, _, _) => fallback_action(state, &self.list, rng),
         }
     }
 
     fn reset(&mut self) {
         if let Some(p) = self.prior.as_mut() {
+            p.reset();
+        }
+        if let Some((p, _)) = self.base.as_mut() {
             p.reset();
         }
         if let Some(p) = self.rollout.policy.as_mut() {
