@@ -1,13 +1,15 @@
-"""The learning curve of an expert-iteration run: every round's network
-measured against fixed opponents, as data (JSON) and as a chart (SVG).
+"""The learning curve of a training run: every kept network measured
+against fixed opponents, as data (JSON) and as a chart (SVG).
 
 ::
 
     python -m korovan_caravan.learn.curve --game caravan --run runs/caravan \\
         --against random,heuristic,ismcts-h:100 --games 100 --seed 1000000 --threads 2
 
-For each ``OUT/round-NNN.bgnn`` of the run (its ``checkpoint.pt`` log gives
-the training seconds at the end of that round) the greedy network
+For each ``OUT/round-NNN.bgnn`` of an expert-iteration run, or each
+``OUT/update-NNNNN.bgnn`` of a PPO run (``NNNNN`` updates done; its point's
+``round`` is that number and ``games`` the games trained on so far), with
+the training seconds from the run's ``checkpoint.pt`` log, the greedy network
 (``learned``) plays ``--games`` games against each opponent in Rust
 (:func:`korovan_caravan.learn.nn_match`: the network at one seat, rotating,
 the opponent at every other, game ``g`` seeded ``seed + g``). Writes
@@ -34,24 +36,37 @@ MAX_THREADS = 256
 
 
 def rounds_of(run: str) -> list:
-    """``(round, path)`` of every ``round-NNN.bgnn`` in ``run``, in order."""
-    out = []
-    for name in os.listdir(run):
-        m = re.fullmatch(r"round-(\d{3,})\.bgnn", name)
-        if m:
-            out.append((int(m.group(1)), os.path.join(run, name)))
-    return sorted(out)
+    """``(round, path)`` of every ``round-NNN.bgnn`` (expert iteration) or,
+    if there is none, every ``update-NNNNN.bgnn`` (PPO) in ``run``, in
+    order."""
+    for pattern in (r"round-(\d{3,})\.bgnn", r"update-(\d{5,})\.bgnn"):
+        out = []
+        for name in os.listdir(run):
+            m = re.fullmatch(pattern, name)
+            if m:
+                out.append((int(m.group(1)), os.path.join(run, name)))
+        if out:
+            return sorted(out)
+    return []
 
 
 def log_of(run: str) -> dict:
-    """The trainer's per-round log entries (from ``checkpoint.pt``), by round."""
+    """The trainer's log entries (from ``checkpoint.pt``) by round, or for
+    PPO by updates done, each with ``games``: the games trained on so far."""
     path = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(path):
         return {}
     import torch
 
     ck = torch.load(path, map_location="cpu", weights_only=False)
-    return {e["round"]: e for e in ck.get("log", [])}
+    entries = ck.get("log", [])
+    if entries and "round" in entries[0]:
+        return {e["round"]: e for e in entries}
+    out, games = {}, 0
+    for e in entries:
+        games += e.get("games", 0)
+        out[e["update"] + 1] = {**e, "games": games}
+    return out
 
 
 def chart(curve: dict, path: str) -> bool:
@@ -106,7 +121,7 @@ def main(argv=None) -> int:
         return 2
     rounds = rounds_of(a.run)
     if not rounds:
-        print(f"usage error: {a.run} holds no round-NNN.bgnn", file=sys.stderr)
+        print(f"usage error: {a.run} holds no round-NNN.bgnn or update-NNNNN.bgnn", file=sys.stderr)
         return 2
     import korovan_caravan
 
@@ -131,6 +146,8 @@ def main(argv=None) -> int:
                 weights = f.read()
             entry = log.get(rnd, {})
             point = {"round": rnd, "seconds": entry.get("seconds", 0.0), "samples": entry.get("trained_on"), "against": {}}
+            if "update" in entry:
+                point["games"] = entry["games"]
             for name in against:
                 shares, _ = nn_match(game, weights, name, a.games, a.seed, a.threads, None, None)
                 mean = float(shares.mean())
