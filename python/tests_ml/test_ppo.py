@@ -128,3 +128,19 @@ def test_a_decaying_learning_rate_trains_other_weights_and_resumes_exactly(tmp_p
     assert (tmp_path / "b" / "latest.bgnn").read_bytes() == decayed
     assert _quick(tmp_path / "c") == 0
     assert (tmp_path / "c" / "latest.bgnn").read_bytes() != decayed
+
+
+def test_the_curve_measures_every_kept_update_of_a_ppo_run(tmp_path):
+    from korovan_caravan.learn import curve
+
+    run = tmp_path / "run"
+    assert _quick(run, "--keep-every", "1") == 0
+    assert sorted(p.name for p in run.glob("update-*.bgnn")) == ["update-00001.bgnn", "update-00002.bgnn"]
+    argv = ["--game", "korovan", "--run", str(run), "--against", "random", "--games", "5", "--threads", "1"]
+    assert curve.main(argv) == 0
+    data = __import__("json").loads((run / "curve.json").read_text())
+    assert [p["round"] for p in data["points"]] == [1, 2]
+    log = torch.load(run / "checkpoint.pt", weights_only=False)["log"]
+    assert [p["games"] for p in data["points"]] == [log[0]["games"], log[0]["games"] + log[1]["games"]]
+    assert [p["seconds"] for p in data["points"]] == [log[0]["seconds"], log[1]["seconds"]]
+    assert all(p["against"]["random"]["games"] == 5 for p in data["points"])
