@@ -817,9 +817,29 @@ fn an_illegal_base_action_leaves_the_searchs_own_choice() {
         );
         assert_eq!(based.root_edges(), plain.root_edges());
         // A margin that is not a finite non-negative number counts as 0.
+        let mut zero = IsMctsAgent::with_iterations(150).base_agent(Box::new(Fixed(NimAction::Take(2))), 0.0);
+        let expected = zero.act(&state, 0, &mut GameRng::new(seed));
         for odd in [f64::NAN, -1.0, f64::NEG_INFINITY] {
             let mut agent = IsMctsAgent::with_iterations(150).base_agent(Box::new(Fixed(NimAction::Take(2))), odd);
-            assert_eq!(agent.act(&state, 0, &mut GameRng::new(seed)), plain.act(&state, 0, &mut GameRng::new(seed)));
+            assert_eq!(agent.act(&state, 0, &mut GameRng::new(seed)), expected);
+            assert_eq!(agent.root_edges(), zero.root_edges());
+        }
+    }
+}
+
+#[test]
+fn the_base_action_is_expanded_first_at_the_root_even_under_progressive_widening() {
+    // With a prior, the root widens slowly (1 + ⌊√visits⌋ children): a base
+    // action the prior does not choose would not be tried in a short search.
+    let state = nim(12, [3, 1], &[]);
+    for seed in 0..4 {
+        for base in [NimAction::Take(1), NimAction::Take(2)] {
+            let mut agent = IsMctsAgent::with_iterations(3)
+                .prior_agent(Box::new(Fixed(NimAction::Take(if base == NimAction::Take(1) { 2 } else { 1 }))), 1.0)
+                .base_agent(Box::new(Fixed(base)), 1.0);
+            assert_eq!(agent.act(&state, 0, &mut GameRng::new(seed)), base, "seed {seed}");
+            let edges = agent.root_edges();
+            assert!(edges.iter().any(|e| e.action == base && e.visits >= 1), "{edges:?}");
         }
     }
 }

@@ -132,6 +132,8 @@ pub struct IsMctsAgent<G: Game> {
     prior: Option<Box<dyn Agent<G>>>,
     /// The policy improved on ([`IsMctsAgent::base_agent`]) and its margin.
     base: Option<(Box<dyn Agent<G>>, f64)>,
+    /// The base's action of the current search, expanded first at the root.
+    base_action: Option<G::Action>,
     nodes: Vec<Node<G::Action>>,
     /// The nodes below the root that the current iteration went through.
     path: Vec<u32>,
@@ -201,6 +203,7 @@ impl<G: Game> IsMctsAgent<G> {
             rollout: Rollout::default(),
             prior: None,
             base: None,
+            base_action: None,
             nodes: Vec::new(),
             path: Vec::new(),
             marks: Vec::new(),
@@ -311,8 +314,10 @@ impl<G: Game> IsMctsAgent<G> {
     /// step of policy improvement that keeps the base policy's move wherever
     /// the rollouts cannot tell it from the search's — the root rule of
     /// [`crate::FlatMcAgent::base_agent`] for the tree search. The tree is
-    /// searched as without a base; an action of `agent` that is illegal or
-    /// that the search never tried leaves the search's choice.
+    /// searched as without a base, except that the base's action is the
+    /// first child expanded at the root (so that it has a mean return to
+    /// compare, whatever the prior or the widening would have tried); an
+    /// illegal action of `agent` leaves the search's choice.
     /// [`Agent::policy`] stays the visit shares.
     #[must_use]
     pub fn base_agent(mut self, agent: Box<dyn Agent<G>>, margin: f64) -> Self {
@@ -559,7 +564,8 @@ impl<G: Game> IsMctsAgent<G> {
     /// The tree policy at a decision of seat `p`: with the actions legal in
     /// this determinization, in this order of preference —
     ///
-    /// 1. the prior agent's choice if it is legal, not yet a child and the
+    /// 1. at the root, the [base](IsMctsAgent::base_agent)'s action, then
+    ///    the prior agent's choice, if it is legal, not yet a child and the
     ///    tree has room ([`Step::Expand`]);
     /// 2. a uniformly drawn legal action not yet a child, if widening allows
     ///    another child (always without a prior; at most `1 + ⌊√visits⌋`
@@ -586,6 +592,15 @@ impl<G: Game> IsMctsAgent<G> {
                 tried += 1;
             }
             c = n.next_sibling;
+        }
+        // At the root, the base's action first, wherever it is legal.
+        if node == 0
+            && p == self.seat
+            && let Some(a) = self.base_action
+            && self.mark(G::action_id(state.config(), a)) == g
+            && self.has_room()
+        {
+            return Step::Expand(a);
         }
         // The prior's choice, if it is legal here.
         let prior = match self.prior.as_mut() {
@@ -739,6 +754,7 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
             }
             None => None,
         };
+        self.base_action = base.map(|(a, _)| a);
         self.nodes.push(Node::new(None, 0, CHANCE, NONE));
         let mut clock = BudgetClock::start(self.settings.budget);
         while clock.more() {
