@@ -71,6 +71,14 @@ Arguments of both:
     game, and no game has advanced. An action outside the action space
     (negative, too large) always raises ``InvalidActionError``; a
     non-integer raises ``TypeError``; a wrong shape ``ValueError``.
+``inputs``
+    ``"observation"`` (the default): each row is the learner's observation
+    tensor, in a box with the engine's bounds. ``"network"``: each row is the
+    input of the engine's network (``boardgame_kit::nn::NetGame::write_input``:
+    the tensor followed by the engine's features of the seat's view — for
+    Korovan the heuristic's move and the seats seen from the learner, for
+    Caravan the slot planes and the planner's move; ``docs/encoding-*.md``),
+    what ``learned`` reads, in an unbounded box. ``env.inputs`` names it.
 
 Seeds: slot ``i`` of a batch seeded ``s`` plays the games of seeds ``s + i``,
 ``s + i + num_envs``, …; a game of seed ``g`` draws chance from
@@ -134,7 +142,7 @@ def _opponents(opponents: Any) -> Union[str, list]:
 class _Core:
     """The Rust batch and the arrays it writes (shared by both forms)."""
 
-    def __init__(self, game, num_envs, players, seed, opponents, seat, reward, shaping, actions, illegal, config):
+    def __init__(self, game, num_envs, players, seed, opponents, seat, reward, shaping, actions, illegal, inputs, config):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise TypeError(f"seed must be an integer or None, not {type(seed).__name__}")
         if not isinstance(game, str):
@@ -151,6 +159,7 @@ class _Core:
             _shaping(shaping),
             actions,
             illegal,
+            inputs,
         )
         self.n = self.core.num_envs
         self.obs_shape = tuple(self.core.observation_shape)
@@ -159,6 +168,13 @@ class _Core:
     def game(self):
         """The game of every slot (``load_game``'s object)."""
         return load_game(self.core.name, **json.loads(self.core.config_json()))
+
+    def space(self):
+        """The space of one row: the observation box, or the network's
+        unbounded input."""
+        if self.core.inputs == "network":
+            return spaces.Box(-np.inf, np.inf, self.obs_shape, np.float32)
+        return _observation_box(self.game())
 
     def buffers(self):
         n, a = self.n, self.num_actions
@@ -217,6 +233,11 @@ class _Facts:
         """The learner's action space: ``"flat"`` or ``"compact"``."""
         return self._core.actions
 
+    @property
+    def inputs(self) -> str:
+        """What each row holds: ``"observation"`` or ``"network"``."""
+        return self._core.inputs
+
 
 class LearnerVectorEnv(_Facts, gymnasium.vector.VectorEnv):
     """``num_envs`` single-learner games stepped together in Rust (see the
@@ -258,14 +279,15 @@ class LearnerVectorEnv(_Facts, gymnasium.vector.VectorEnv):
         illegal: str = "noop",
         seed: Optional[int] = None,
         copy: bool = True,
+        inputs: str = "observation",
         **config: Any,
     ) -> None:
-        self._c = _Core(game, num_envs, players, seed, opponents, seat, reward, shaping, actions, illegal, config)
+        self._c = _Core(game, num_envs, players, seed, opponents, seat, reward, shaping, actions, illegal, inputs, config)
         self._core = self._c.core
         self.num_envs = self._c.n
         self.copy = bool(copy)
         self.render_mode = None
-        self.single_observation_space = _observation_box(self._c.game())
+        self.single_observation_space = self._c.space()
         self.single_action_space = spaces.Discrete(self._c.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -413,12 +435,13 @@ class LearnerEnv(_Facts, gymnasium.Env):
         actions: str = "auto",
         illegal: str = "noop",
         seed: Optional[int] = None,
+        inputs: str = "observation",
         **config: Any,
     ) -> None:
-        self._c = _Core(game, 1, players, seed, opponents, seat, reward, shaping, actions, illegal, config)
+        self._c = _Core(game, 1, players, seed, opponents, seat, reward, shaping, actions, illegal, inputs, config)
         self._core = self._c.core
         self.render_mode = None
-        self.observation_space = _observation_box(self._c.game())
+        self.observation_space = self._c.space()
         self.action_space = spaces.Discrete(self._c.num_actions)
         self._out = self._c.buffers()
         self._seed = seed

@@ -398,3 +398,37 @@ def test_openspiel_zero_sum_game():
             assert s.returns() == pytest.approx(list(zero_sum(s.inner.returns(), s.num_players())))
         with pytest.raises(Exception):
             pyspiel.load_game(name, {**params, "reward": "elo"})
+
+
+@pytest.mark.parametrize("game,players,extra", [("korovan", 5, 0), ("caravan", 2, 12 * 49 + 790)])
+def test_network_inputs_are_the_tensor_then_the_engines_features(game, players, extra):
+    """``inputs="network"``: what ``learned`` reads. Caravan's network
+    input is the observation tensor, the 12 slot planes and the planner's
+    move over the 790 compact ids; Korovan's is the tensor alone."""
+    kw = dict(num_envs=4, players=players, opponents="heuristic", seat=None, seed=17)
+    plain = LearnerVectorEnv(game, **kw)
+    net = LearnerVectorEnv(game, inputs="network", **kw)
+    assert (plain.inputs, net.inputs) == ("observation", "network")
+    width = plain.single_observation_space.shape[0]
+    (length,) = net.single_observation_space.shape
+    assert length == width + extra and net.observation_space.shape == (4, length)
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    (oa, ia), (ob, ib) = plain.reset(), net.reset()
+    for _ in range(40):
+        assert ob.shape == (4, length) and ob.dtype == np.float32
+        assert np.array_equal(ob[:, :width], oa), "the observation tensor comes first, unchanged"
+        assert np.array_equal(ia["action_mask"], ib["action_mask"])
+        if game == "caravan":
+            # the planner's move: one legal compact action (the mask's space), a one-hot
+            plan = ob[:, -790:]
+            assert np.array_equal(plan.sum(axis=1), np.ones(4)) and set(np.unique(plan)) == {0.0, 1.0}
+            mask = ia["action_mask"]  # two seats: the first 694 compact ids
+            assert not plan[:, mask.shape[1] :].any() and mask[plan[:, : mask.shape[1]].astype(bool)].all()
+        a = plain.sample_legal(rng_a)
+        assert np.array_equal(a, net.sample_legal(rng_b))
+        (oa, _, _, _, ia), (ob, _, _, _, ib) = plain.step(a), net.step(a)
+    with pytest.raises(ValueError, match="unknown inputs"):
+        LearnerVectorEnv(game, inputs="pixels", **kw)
+    single = LearnerEnv(game, players=players, opponents="heuristic", inputs="network")
+    o, _ = single.reset(seed=5)
+    assert o.shape == (length,) and single.observation_space.contains(o)

@@ -38,6 +38,7 @@
 //! Gymnasium's checks expect. [`IllegalMode::Raise`]: the step is refused
 //! before any game moves, naming the game.
 
+use boardgame_kit::nn::NetGame;
 use boardgame_kit::{AGENT_STREAM_BASE, Agent, AgentSpec, Bots, CHANCE_STREAM, Game, GameRng, Turn, sample_chance};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -267,8 +268,38 @@ pub struct LearnerBatch<G: Bots> {
     actions: Box<dyn LearnerActions<G>>,
     seed: u64,
     players: usize,
+    inputs: Inputs<G>,
     obs_len: usize,
     pending: Vec<Option<G::Action>>,
+}
+
+/// What the learner's rows hold: the observation tensor, or the network's
+/// input ([`NetGame::write_input`]: the tensor and the engine's features).
+pub struct Inputs<G: Game> {
+    /// `"observation"` or `"network"`.
+    pub name: &'static str,
+    /// The length of one row.
+    pub len: usize,
+    /// Writes the row of a seat; `false` when it cannot.
+    pub write: fn(&G, usize, &mut [f32]) -> bool,
+}
+
+impl<G: NetGame> Inputs<G> {
+    /// The inputs named `name` (`"observation"`, `"network"`) for `config`.
+    ///
+    /// # Errors
+    /// A message for an unknown name.
+    pub fn named(name: &str, config: &G::Config) -> Result<Self, String> {
+        match name {
+            "observation" => Ok(Inputs {
+                name: "observation",
+                len: G::observation_tensor_len(config),
+                write: |g, seat, out| g.write_observation_tensor(seat, out).is_ok(),
+            }),
+            "network" => Ok(Inputs { name: "network", len: G::input_len(config), write: |g, seat, out| g.write_input(seat, out) }),
+            _ => Err(format!("unknown inputs `{name}` (known: observation, network)")),
+        }
+    }
 }
 
 /// Everything a [`LearnerBatch`] is built from.
@@ -296,7 +327,12 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
     /// A message for zero games, a seat out of range, a wrong number of
     /// opponents, an unknown agent name or one the engine lacks, a shaping
     /// coefficient that is not finite.
-    pub fn new(game: GameCore<G>, spec: LearnerSpec, actions: Box<dyn LearnerActions<G>>) -> Result<Self, String> {
+    pub fn new(
+        game: GameCore<G>,
+        spec: LearnerSpec,
+        actions: Box<dyn LearnerActions<G>>,
+        inputs: Inputs<G>,
+    ) -> Result<Self, String> {
         let players = game.initial.num_players();
         if spec.num_envs == 0 {
             return Err("num_envs must be at least 1".to_string());
@@ -360,7 +396,7 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
                 potential: 0.0,
             });
         }
-        let obs_len = G::observation_tensor_len(&game.config);
+        let obs_len = inputs.len;
         let mut batch = LearnerBatch {
             config: game.config,
             initial: game.initial,
@@ -373,6 +409,7 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
             actions,
             seed: spec.seed,
             players,
+            inputs,
             obs_len,
             pending: Vec::with_capacity(spec.num_envs),
         };
@@ -444,7 +481,7 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
         out.seat[k] = slot.learner as u32;
         let obs = &mut out.obs[k * w..(k + 1) * w];
         let learner_to_move = slot.state.turn() == Turn::Player(slot.learner);
-        if !learner_to_move || slot.state.write_observation_tensor(slot.learner, obs).is_err() {
+        if !learner_to_move || !(self.inputs.write)(&slot.state, slot.learner, obs) {
             obs.iter_mut().for_each(|x| *x = 0.0);
         }
         let mask = &mut out.mask[k * a..(k + 1) * a];
@@ -523,7 +560,7 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
                 out.done[k] = 1;
                 if !out.final_obs.is_empty() {
                     let row = &mut out.final_obs[k * w..(k + 1) * w];
-                    if slot.state.write_observation_tensor(seat, row).is_err() {
+                    if !(self.inputs.write)(&slot.state, seat, row) {
                         row.iter_mut().for_each(|x| *x = 0.0);
                     }
                 }
@@ -634,6 +671,8 @@ pub trait LearnerCore: Send {
     fn num_players(&self) -> usize;
     /// The shape of one observation.
     fn observation_shape(&self) -> Vec<usize>;
+    /// What the rows hold: `"observation"` or `"network"`.
+    fn inputs_name(&self) -> &'static str;
     /// The number of learner actions.
     fn num_actions(&self) -> usize;
     /// The name of the learner's action space.
@@ -680,7 +719,13 @@ impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
         self.players
     }
     fn observation_shape(&self) -> Vec<usize> {
-        G::observation_tensor_shape(&self.config)
+        match self.inputs.name {
+            "network" => vec![self.inputs.len],
+            _ => G::observation_tensor_shape(&self.config),
+        }
+    }
+    fn inputs_name(&self) -> &'static str {
+        self.inputs.name
     }
     fn num_actions(&self) -> usize {
         self.actions.num_actions()
@@ -736,30 +781,32 @@ pub fn new_learner(
     players: Option<serde_json::Value>,
     overlay: &str,
     actions: &str,
+    inputs: &str,
     spec: LearnerSpec,
 ) -> Result<Box<dyn LearnerCore>, String> {
-    fn build<G: Bindable + Bots>(
+    fn build<G: Bindable + Bots + NetGame>(
         players: Option<serde_json::Value>,
         overlay: &str,
-        actions: &str,
+        (actions, inputs): (&str, &str),
         spec: LearnerSpec,
         compact: Option<MakeActions<G>>,
     ) -> Result<Box<dyn LearnerCore>, String> {
         let game = GameCore::<G>::from_overlay(players, overlay)?;
+        let inputs = Inputs::<G>::named(inputs, &game.config)?;
         let codec: Box<dyn LearnerActions<G>> = match (actions, compact) {
             ("flat", _) | ("auto", None) => Box::new(FlatActions::new::<G>(&game.config)),
             ("compact" | "auto", Some(make)) => make(&game.config),
             ("compact", None) => return Err(format!("{} has no compact action space (use actions=\"flat\")", G::NAME)),
             _ => return Err(format!("unknown action space `{actions}` (known: auto, flat, compact)")),
         };
-        Ok(Box::new(LearnerBatch::new(game, spec, codec)?))
+        Ok(Box::new(LearnerBatch::new(game, spec, codec, inputs)?))
     }
     use caravan_core::Caravan;
     use korovan_core::Korovan;
     match name {
-        n if n == Korovan::NAME => build::<Korovan>(players, overlay, actions, spec, None),
+        n if n == Korovan::NAME => build::<Korovan>(players, overlay, (actions, inputs), spec, None),
         n if n == Caravan::NAME => {
-            build::<Caravan>(players, overlay, actions, spec, Some(|c| Box::new(CaravanCompact::new(c))))
+            build::<Caravan>(players, overlay, (actions, inputs), spec, Some(|c| Box::new(CaravanCompact::new(c))))
         }
         _ => Err(format!("unknown game `{name}` (games: {}, {})", Korovan::NAME, Caravan::NAME)),
     }
@@ -808,7 +855,7 @@ impl LearnerCoreObj {
 impl LearnerCoreObj {
     /// See `korovan_caravan.learner.LearnerVectorEnv`.
     #[new]
-    #[pyo3(signature = (game, num_envs, players, seed, config, opponents, seat, reward, shaping, actions, illegal))]
+    #[pyo3(signature = (game, num_envs, players, seed, config, opponents, seat, reward, shaping, actions, illegal, inputs="observation"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         game: &str,
@@ -822,6 +869,7 @@ impl LearnerCoreObj {
         shaping: f64,
         actions: &str,
         illegal: &str,
+        inputs: &str,
     ) -> PyResult<Self> {
         let num_envs: usize = crate::uint_arg(num_envs, "num_envs")?;
         let seed = crate::seed_arg(seed)?;
@@ -850,7 +898,7 @@ impl LearnerCoreObj {
             illegal: IllegalMode::parse(illegal).map_err(crate::value_error)?,
         };
         let core =
-            new_learner(game, crate::players_arg(players)?, config, actions, spec).map_err(crate::value_error)?;
+            new_learner(game, crate::players_arg(players)?, config, actions, inputs, spec).map_err(crate::value_error)?;
         Ok(LearnerCoreObj { ids: vec![0; core.num_envs()], core: std::sync::Mutex::new(core) })
     }
     /// The engine's name.
@@ -876,6 +924,11 @@ impl LearnerCoreObj {
     #[getter]
     fn observation_shape(&self) -> Vec<usize> {
         self.lock().observation_shape()
+    }
+    /// What the rows hold: `"observation"` or `"network"`.
+    #[getter]
+    fn inputs(&self) -> &'static str {
+        self.lock().inputs_name()
     }
     /// The number of learner actions.
     #[getter]

@@ -1,8 +1,9 @@
 """PPO against built-in seats on PyTorch, the games in Rust (issue 31).
 
-Korovan's network (an :class:`~.nets.MlpNet` over the observation tensor,
-the policy over the flat action ids, the value softmax over the seats)
-learns by proximal policy optimisation from games against ``--opponents``
+Korovan's network (an :class:`~.nets.MlpNet` over the network's input,
+read from a ``LearnerVectorEnv`` with ``inputs="network"`` — for Korovan the
+observation tensor —, the policy over the flat action ids, the value
+softmax over the seats) learns by proximal policy optimisation from games against ``--opponents``
 (default ``heuristic``) at every other seat: an update plays ``--envs``
 games side by side in a :class:`korovan_caravan.learner.LearnerVectorEnv`
 (the opponents and chance in Rust, the learner's seat drawn per game) for
@@ -222,6 +223,7 @@ def _run(a: argparse.Namespace) -> dict:
             seat=None,
             reward="shares",
             illegal="raise",
+            inputs="network",
             seed=a.seed + update * SEED_STRIDE,
         )
         gen = torch.Generator().manual_seed(a.seed * 1_000_003 + update)
