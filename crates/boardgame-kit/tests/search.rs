@@ -786,7 +786,8 @@ fn a_base_policy_is_kept_unless_the_search_beats_it_by_more_than_the_margin() {
         for seed in 0..4 {
             let state = nim(2, cards, &[]);
             let with = |margin: f64| {
-                let mut agent = IsMctsAgent::with_iterations(200).base_agent(Box::new(Fixed(NimAction::Take(1))), margin);
+                let mut agent =
+                    IsMctsAgent::with_iterations(200).base_agent(Box::new(Fixed(NimAction::Take(1))), margin);
                 let chosen = agent.act(&state, 0, &mut GameRng::new(seed));
                 (chosen, agent.root_edges())
             };

@@ -296,7 +296,11 @@ impl<G: NetGame> Inputs<G> {
                 len: G::observation_tensor_len(config),
                 write: |g, seat, out| g.write_observation_tensor(seat, out).is_ok(),
             }),
-            "network" => Ok(Inputs { name: "network", len: G::input_len(config), write: |g, seat, out| g.write_input(seat, out) }),
+            "network" => Ok(Inputs {
+                name: "network",
+                len: G::input_len(config),
+                write: |g, seat, out| g.write_input(seat, out),
+            }),
             _ => Err(format!("unknown inputs `{name}` (known: observation, network)")),
         }
     }
@@ -897,8 +901,8 @@ impl LearnerCoreObj {
             shaping,
             illegal: IllegalMode::parse(illegal).map_err(crate::value_error)?,
         };
-        let core =
-            new_learner(game, crate::players_arg(players)?, config, actions, inputs, spec).map_err(crate::value_error)?;
+        let core = new_learner(game, crate::players_arg(players)?, config, actions, inputs, spec)
+            .map_err(crate::value_error)?;
         Ok(LearnerCoreObj { ids: vec![0; core.num_envs()], core: std::sync::Mutex::new(core) })
     }
     /// The engine's name.
