@@ -3,9 +3,10 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::nn::WeightsError;
+use crate::nn::{NetGame, Network, WeightsError};
 use crate::{Agent, Budget, Entrant, Evaluation, FlatMcAgent, Game, GameRng, IsMctsAgent, RandomAgent};
 
 /// An engine's own agents, so that every front end can name them without
@@ -59,12 +60,30 @@ pub trait Bots: Game {
         None
     }
 
-    /// ISMCTS guided by the engine's trained network with `budget` per
-    /// decision — `learned-ismcts:N` ([`crate::nn::learned_ismcts`]); `None`
-    /// (the default) for an engine that ships no network.
+    /// The search guided by the engine's trained network with `budget` per
+    /// decision — `learned-ismcts:N`, the engine's
+    /// [`learned_search_with`](Bots::learned_search_with) over its committed
+    /// network; `None` (the default) for an engine that ships no network.
     fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, WeightsError>> {
         let _ = budget;
         None
+    }
+
+    /// The engine's network-guided search over any network `net` of its
+    /// layout with `budget` per decision: what `learned-ismcts:N` plays
+    /// with the committed network, so that a trained file is measured as it
+    /// would play. By default the kit's [`crate::nn::learned_ismcts`] (the
+    /// network as prior and leaf value); an engine may override it (both
+    /// engines here use their tuned search with the network as its base,
+    /// [`IsMctsAgent::base_agent`]).
+    ///
+    /// # Errors
+    /// [`WeightsError::Mismatch`] when `net` is not for this engine.
+    fn learned_search_with(net: Arc<Network>, budget: Budget) -> Result<Box<dyn Agent<Self>>, WeightsError>
+    where
+        Self: NetGame,
+    {
+        Ok(Box::new(crate::nn::learned_ismcts::<Self>(net, budget)?))
     }
 }
 

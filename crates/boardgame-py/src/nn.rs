@@ -389,9 +389,7 @@ fn learner<G: NetGame + boardgame_kit::Bots>(
         None => boardgame_kit::nn::LearnedAgent::<G>::new(net.clone(), 0.0)
             .map(|a| Box::new(a) as Box<dyn Agent<G>>)
             .map_err(|e| e.to_string()),
-        Some(b) => {
-            learned_ismcts::<G>(net.clone(), b).map(|a| Box::new(a) as Box<dyn Agent<G>>).map_err(|e| e.to_string())
-        }
+        Some(b) => G::learned_search_with(net.clone(), b).map_err(|e| e.to_string()),
     }
 }
 
@@ -446,7 +444,8 @@ fn run_match<G: NetGame + boardgame_kit::Bots>(
 /// at every other seat, the network's seat rotating (`g mod players`),
 /// game `g` seeded by `seed + g`, played in Rust on `threads` threads with
 /// the GIL released: the network greedy (`learned`), or with `iterations`
-/// (or `millis` per decision) the kit's `learned-ismcts` search with it.
+/// (or `millis` per decision) the engine's `learned-ismcts` search with it
+/// (`Bots::learned_search_with`).
 /// Returns the network's share of each game (a `float64` array; 1 a sole
 /// win, `1/k` a `k`-way draw, 0 a loss) and the number of players.
 #[pyfunction]

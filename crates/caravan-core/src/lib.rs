@@ -107,7 +107,7 @@ pub use bot::{CaravanHeuristic, tuned_ismcts};
 pub use compact::{COMPACT_SLOTS, CompactError, CompactIndex, MAX_COMPACT_ACTIONS, SLOT_PLANES, compact_num_actions};
 pub use config::{Board, CaravanConfig, ConfigError, MAX_TURNS_LIMIT};
 pub use error::{CaravanError, IllegalReason, SetupError};
-pub use net::{WEIGHTS, network as learned_network};
+pub use net::{LEARNED_SEARCH_MARGIN, WEIGHTS, network as learned_network};
 pub use observation::{CaravanObservation, GLOBAL_SCALARS, PLANES, PLAYER_SCALARS, TENSOR_LEN};
 pub use rules::allowance;
 pub use setup::{CaravanSetup, PlacedCamel};

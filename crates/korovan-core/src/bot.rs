@@ -746,9 +746,18 @@ impl Bots for Korovan {
         Some(crate::net::learned_agent(temperature))
     }
 
-    /// ISMCTS guided by the committed network
-    /// ([`boardgame_kit::nn::learned_ismcts`]).
+    /// The search guided by the committed network
+    /// ([`Bots::learned_search_with`]).
     fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
-        Some(crate::net::learned_search_agent(budget))
+        Some(crate::learned_network().and_then(|net| Self::learned_search_with(net, budget)))
+    }
+
+    /// [`tuned_ismcts`] with `net`'s greedy move as its base, margin
+    /// [`crate::LEARNED_SEARCH_MARGIN`].
+    fn learned_search_with(
+        net: std::sync::Arc<boardgame_kit::nn::Network>,
+        budget: Budget,
+    ) -> Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError> {
+        crate::net::learned_search_with(net, budget)
     }
 }

@@ -41,20 +41,19 @@ pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Korovan>>,
     Ok(Box::new(boardgame_kit::nn::LearnedAgent::<Korovan>::new(network()?, temperature)?))
 }
 
-/// `learned-ismcts:N` for Korovan: the tuned search of `ismcts-h`
-/// (chance not branching, the other seats random in rollouts) with the
-/// network's greedy policy as the searching seat's rollout policy in place
-/// of the heuristic — the network "as the rollout policy" of issue 21. At
-/// 10 ms a move it held level with `ismcts-h` (19.0% [15.4, 23.1] of the
-/// wins in 400 games against four `ismcts-h:10ms`), where the kit's
-/// rollout-free [`learned_ismcts`](boardgame_kit::nn::learned_ismcts) took
-/// 17.5% [14.1, 21.6] (`docs/bots.md`).
-pub(crate) fn learned_search_agent(budget: Budget) -> Result<Box<dyn Agent<Korovan>>, WeightsError> {
-    let net = network()?;
-    let rollout = boardgame_kit::nn::LearnedAgent::<Korovan>::new(net, 0.0)?;
-    Ok(Box::new(
-        boardgame_kit::IsMctsAgent::<Korovan>::new(budget)
-            .chance_branching(false)
-            .searcher_rollout_agent(Box::new(rollout)),
-    ))
+/// The margin of `learned-ismcts:N` for Korovan (in shares of the win):
+/// the search's own choice replaces the network's move only when its mean
+/// return is higher by more than this.
+pub const LEARNED_SEARCH_MARGIN: f64 = 0.3;
+
+/// The search of `learned-ismcts:N` for Korovan over `net`: the tuned search of `ismcts-h` (chance
+/// not branching, the heuristic as the searching seat's rollout policy,
+/// the other seats random in rollouts) improving on the network's greedy
+/// move as its base ([`IsMctsAgent::base_agent`](boardgame_kit::IsMctsAgent::base_agent),
+/// margin [`LEARNED_SEARCH_MARGIN`]): the network's move is played unless
+/// the search finds another better by more than the margin
+/// (`docs/bots.md`, "Learned agents", for the measurements).
+pub(crate) fn learned_search_with(net: Arc<Network>, budget: Budget) -> Result<Box<dyn Agent<Korovan>>, WeightsError> {
+    let base = boardgame_kit::nn::LearnedAgent::<Korovan>::new(net, 0.0)?;
+    Ok(Box::new(crate::tuned_ismcts(budget).base_agent(Box::new(base), LEARNED_SEARCH_MARGIN)))
 }

@@ -7,7 +7,7 @@
     python -m korovan_caravan.learn.evaluate --game caravan --weights W --search-ms 20 --against ismcts-h:20ms --games 300
 
 The network (greedy, the ``learned`` agent; or with ``--search`` /
-``--search-ms`` the kit's ``learned-ismcts`` with it) sits at one seat,
+``--search-ms`` the engine's ``learned-ismcts`` with it) sits at one seat,
 rotating with the game, the ``--against`` agent at every other; game ``g``
 is seeded ``seed + g``. Prints one JSON line: the network's mean share and
 its 95% Wilson interval (shares of draws counted as fractions of a win).

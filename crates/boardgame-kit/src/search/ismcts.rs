@@ -750,7 +750,7 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
         let base = match self.base.as_mut() {
             Some((agent, margin)) => {
                 let a = agent.act(state, seat, rng);
-                self.list.iter().any(|&x| x == a).then_some((a, *margin))
+                self.list.contains(&a).then_some((a, *margin))
             }
             None => None,
         };
