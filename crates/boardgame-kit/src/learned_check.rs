@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::conformance::{ConformanceError, check_agent};
 use crate::nn::{LearnedAgent, NetGame, Network, WeightsError, read_network};
-use crate::{AgentSpec, Bots, GameRng, Turn};
+use crate::{Agent, AgentSpec, Bots, Game, GameRng, Turn};
 
 /// What [`check_learned`] checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -38,7 +38,10 @@ pub struct LearnedReport {
 /// * on the first and the last of `configs`, `learned` (greedy) and
 ///   `learned:1` (sampled) pass [`check_agent`] with decisions from the
 ///   seat's observation alone, and `learned-ismcts:8` passes it and writes
-///   its visit shares as its policy.
+///   its visit shares as its policy;
+/// * `learned-ismcts:8` by name plays what [`Bots::learned_search_with`]
+///   over the weights plays ([`same_decisions`]), so a trained file is
+///   measured with the search the name plays.
 ///
 /// # Errors
 /// The first broken promise; weights and naming faults carry seed 0 and
@@ -150,7 +153,52 @@ pub fn check_learned<G: NetGame + Bots>(
         return Err(fail("`learned-ismcts:8` wrote no visit shares as its policy".into()));
     }
     report.decisions += r.decisions;
+    let net = read_network::<G>(weights, first).map_err(|e| fail(e.to_string()))?;
+    let mut with = G::learned_search_with(net, crate::Budget::Iterations(8)).map_err(|e| fail(e.to_string()))?;
+    same_decisions::<G>(&mut *search(), &mut *with, first, 2, 11)
+        .map_err(|e| fail(format!("`learned-ismcts:8` and `learned_search_with` differ: {e}")))?;
     Ok(report)
+}
+
+/// Whether agents `a` and `b` choose alike: `games` games of `config`
+/// (seeds `seed..`) played by random moves, and at every decision both
+/// asked, each with a generator seeded by the decision's number, must
+/// choose the same action. Returns the decisions compared.
+///
+/// # Errors
+/// A message naming the first decision where they differ, or a config
+/// the engine refuses.
+pub fn same_decisions<G: Game>(
+    a: &mut dyn Agent<G>,
+    b: &mut dyn Agent<G>,
+    config: &G::Config,
+    games: u64,
+    seed: u64,
+) -> Result<usize, String> {
+    let mut decisions = 0usize;
+    for game in seed..seed.saturating_add(games) {
+        let mut state = G::new_game(config).map_err(|e| format!("the config is refused: {e}"))?;
+        let mut walk = GameRng::new(game);
+        let mut list = G::ActionList::default();
+        for _ in 0..G::max_game_length(config) {
+            let action = match state.turn() {
+                Turn::Terminal => break,
+                Turn::Chance => state.sample_chance_outcome(&mut walk).ok_or("a chance node without outcomes")?,
+                Turn::Player(seat) => {
+                    let n = decisions as u64;
+                    let (x, y) = (a.act(&state, seat, &mut GameRng::new(n)), b.act(&state, seat, &mut GameRng::new(n)));
+                    if x != y {
+                        return Err(format!("game {game}, decision {decisions}: {x:?} against {y:?}"));
+                    }
+                    decisions += 1;
+                    state.legal_actions(&mut list);
+                    list.get(walk.index(list.len())).copied().ok_or("a decision without legal actions")?
+                }
+            };
+            state.apply_unchecked(action);
+        }
+    }
+    Ok(decisions)
 }
 
 /// The outputs a golden test pins for `net`: for each of two inputs the

@@ -844,3 +844,17 @@ fn the_base_action_is_expanded_first_at_the_root_even_under_progressive_widening
         }
     }
 }
+
+#[test]
+fn same_decisions_counts_agreements_and_names_the_first_difference() {
+    use boardgame_kit::same_decisions;
+    let config = NimConfig { stones: 9 };
+    // The same agent twice, each asked with the same generator: they agree.
+    let n = same_decisions::<HiddenNim>(&mut RandomAgent, &mut RandomAgent, &config, 3, 0).unwrap();
+    assert!(n >= 6, "{n}");
+    let (mut a, mut b) = (IsMctsAgent::with_iterations(30), IsMctsAgent::with_iterations(30));
+    assert!(same_decisions::<HiddenNim>(&mut a, &mut b, &config, 2, 5).unwrap() > 0, "two equal searches agree");
+    let e = same_decisions::<HiddenNim>(&mut Fixed(NimAction::Take(1)), &mut Fixed(NimAction::Take(2)), &config, 1, 0)
+        .unwrap_err();
+    assert!(e.contains("decision 0") && e.contains("Take(1)") && e.contains("Take(2)"), "{e}");
+}
