@@ -752,12 +752,18 @@ impl Bots for Korovan {
         Some(crate::learned_network().and_then(|net| Self::learned_search_with(net, budget)))
     }
 
-    /// [`tuned_ismcts`] with `net`'s greedy move as its base, margin
-    /// [`crate::LEARNED_SEARCH_MARGIN`].
+    /// The search of `learned-ismcts:N` over `net`: the tuned search of
+    /// `ismcts-h` ([`tuned_ismcts`]: chance not branching, the heuristic as
+    /// the searching seat's rollout policy, the other seats random in
+    /// rollouts) improving on `net`'s greedy move as its base
+    /// ([`IsMctsAgent::base_agent`], margin [`crate::LEARNED_SEARCH_MARGIN`]):
+    /// the network's move is played unless the search finds another better
+    /// by more than the margin (`docs/bots.md`, "Learned agents").
     fn learned_search_with(
         net: std::sync::Arc<boardgame_kit::nn::Network>,
         budget: Budget,
     ) -> Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError> {
-        crate::net::learned_search_with(net, budget)
+        let base = boardgame_kit::nn::LearnedAgent::<Korovan>::new(net, 0.0)?;
+        Ok(Box::new(tuned_ismcts(budget).base_agent(Box::new(base), crate::LEARNED_SEARCH_MARGIN)))
     }
 }

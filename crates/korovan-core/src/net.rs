@@ -6,7 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use boardgame_kit::nn::{NetGame, Network, WeightsError};
-use boardgame_kit::{Agent, Budget, Game};
+use boardgame_kit::{Agent, Game};
 
 use crate::action::{Action, NUM_ACTIONS};
 use crate::config::MAX_PLAYERS;
@@ -45,15 +45,3 @@ pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Korovan>>,
 /// the search's own choice replaces the network's move only when its mean
 /// return is higher by more than this.
 pub const LEARNED_SEARCH_MARGIN: f64 = 0.3;
-
-/// The search of `learned-ismcts:N` for Korovan over `net`: the tuned search of `ismcts-h` (chance
-/// not branching, the heuristic as the searching seat's rollout policy,
-/// the other seats random in rollouts) improving on the network's greedy
-/// move as its base ([`IsMctsAgent::base_agent`](boardgame_kit::IsMctsAgent::base_agent),
-/// margin [`LEARNED_SEARCH_MARGIN`]): the network's move is played unless
-/// the search finds another better by more than the margin
-/// (`docs/bots.md`, "Learned agents", for the measurements).
-pub(crate) fn learned_search_with(net: Arc<Network>, budget: Budget) -> Result<Box<dyn Agent<Korovan>>, WeightsError> {
-    let base = boardgame_kit::nn::LearnedAgent::<Korovan>::new(net, 0.0)?;
-    Ok(Box::new(crate::tuned_ismcts(budget).base_agent(Box::new(base), LEARNED_SEARCH_MARGIN)))
-}
