@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::conformance::{ConformanceError, check_agent};
 use crate::nn::{LearnedAgent, NetGame, Network, WeightsError, read_network};
-use crate::{Agent, AgentSpec, Bots, Game, GameRng, Turn};
+use crate::{Agent, AgentSpec, Bots, Game, GameRng, RandomAgent, Turn, decision_positions};
 
 /// What [`check_learned`] checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -160,10 +160,11 @@ pub fn check_learned<G: NetGame + Bots>(
     Ok(report)
 }
 
-/// Whether agents `a` and `b` choose alike: `games` games of `config`
-/// (seeds `seed..`) played by random moves, and at every decision both
-/// asked, each with a generator seeded by the decision's number, must
-/// choose the same action. Returns the decisions compared.
+/// Whether agents `a` and `b` choose alike: at every decision of `games`
+/// games of `config` played by random moves ([`decision_positions`], game
+/// `g` from `GameRng::new(g)`, `g` in `seed..`) both are asked, each with a
+/// generator seeded by the decision's number, and must choose the same
+/// action. Returns the decisions compared.
 ///
 /// # Errors
 /// A message naming the first decision where they differ, or a config
@@ -175,27 +176,20 @@ pub fn same_decisions<G: Game>(
     games: u64,
     seed: u64,
 ) -> Result<usize, String> {
+    let start = G::new_game(config).map_err(|e| format!("the config is refused: {e}"))?;
+    let mut randoms = vec![RandomAgent; start.num_players()];
+    let mut walkers: Vec<&mut dyn Agent<G>> = randoms.iter_mut().map(|r| r as &mut dyn Agent<G>).collect();
     let mut decisions = 0usize;
     for game in seed..seed.saturating_add(games) {
-        let mut state = G::new_game(config).map_err(|e| format!("the config is refused: {e}"))?;
-        let mut walk = GameRng::new(game);
-        let mut list = G::ActionList::default();
-        for _ in 0..G::max_game_length(config) {
-            let action = match state.turn() {
-                Turn::Terminal => break,
-                Turn::Chance => state.sample_chance_outcome(&mut walk).ok_or("a chance node without outcomes")?,
-                Turn::Player(seat) => {
-                    let n = decisions as u64;
-                    let (x, y) = (a.act(&state, seat, &mut GameRng::new(n)), b.act(&state, seat, &mut GameRng::new(n)));
-                    if x != y {
-                        return Err(format!("game {game}, decision {decisions}: {x:?} against {y:?}"));
-                    }
-                    decisions += 1;
-                    state.legal_actions(&mut list);
-                    list.get(walk.index(list.len())).copied().ok_or("a decision without legal actions")?
-                }
-            };
-            state.apply_unchecked(action);
+        let positions = decision_positions(start.clone(), &mut walkers, &mut GameRng::new(game), 1, usize::MAX)
+            .map_err(|e| format!("game {game}: {e}"))?;
+        for (state, seat) in &positions {
+            let n = decisions as u64;
+            let (x, y) = (a.act(state, *seat, &mut GameRng::new(n)), b.act(state, *seat, &mut GameRng::new(n)));
+            if x != y {
+                return Err(format!("game {game}, decision {decisions}: {x:?} against {y:?}"));
+            }
+            decisions += 1;
         }
     }
     Ok(decisions)
