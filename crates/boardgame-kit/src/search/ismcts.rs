@@ -747,14 +747,10 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
         if self.marks.len() < size {
             self.marks.resize(size, 0);
         }
-        let base = match self.base.as_mut() {
-            Some((agent, margin)) => {
-                let a = agent.act(state, seat, rng);
-                self.list.contains(&a).then_some((a, *margin))
-            }
+        self.base_action = match self.base.as_mut() {
+            Some((agent, _)) => Some(agent.act(state, seat, rng)).filter(|a| self.list.contains(a)),
             None => None,
         };
-        self.base_action = base.map(|(a, _)| a);
         self.nodes.push(Node::new(None, 0, CHANCE, NONE));
         let mut clock = BudgetClock::start(self.settings.budget);
         while clock.more() {
@@ -784,22 +780,23 @@ impl<G: Game> Agent<G> for IsMctsAgent<G> {
                 if best.is_none_or(|(v, m, _)| n.visits > v || (n.visits == v && mean > m)) {
                     best = Some((n.visits, mean, a));
                 }
-                if n.visits > 0 && base.is_some_and(|(b, _)| b == a) {
+                if n.visits > 0 && self.base_action == Some(a) {
                     base_mean = Some(mean);
                 }
             }
             c = n.next_sibling;
         }
-        match (best, base, base_mean) {
-            (Some((_, mean, a)), Some((b, margin)), Some(bm)) => {
-                if mean > bm + margin {
+        let margin = self.base.as_ref().map_or(0.0, |&(_, m)| m);
+        match (best, self.base_action.zip(base_mean)) {
+            (Some((_, mean, a)), Some((b, b_mean))) => {
+                if mean > b_mean + margin {
                     a
                 } else {
                     b
                 }
             }
-            (Some((_, _, a)), _, _) => a,
-            (None, _, _) => fallback_action(state, &self.list, rng),
+            (Some((_, _, a)), None) => a,
+            (None, _) => fallback_action(state, &self.list, rng),
         }
     }
 
