@@ -278,8 +278,9 @@ pub struct LearnerBatch<G: Bots> {
 pub struct Inputs<G: Game> {
     /// `"observation"` or `"network"`.
     pub name: &'static str,
-    /// The length of one row.
-    pub len: usize,
+    /// The shape of one row (the observation tensor's, or the network
+    /// input's length).
+    pub shape: Vec<usize>,
     /// Writes the row of a seat; `false` when it cannot.
     pub write: fn(&G, usize, &mut [f32]) -> bool,
 }
@@ -293,12 +294,12 @@ impl<G: NetGame> Inputs<G> {
         match name {
             "observation" => Ok(Inputs {
                 name: "observation",
-                len: G::observation_tensor_len(config),
+                shape: G::observation_tensor_shape(config),
                 write: |g, seat, out| g.write_observation_tensor(seat, out).is_ok(),
             }),
             "network" => Ok(Inputs {
                 name: "network",
-                len: G::input_len(config),
+                shape: vec![G::input_len(config)],
                 write: |g, seat, out| g.write_input(seat, out),
             }),
             _ => Err(format!("unknown inputs `{name}` (known: observation, network)")),
@@ -400,7 +401,7 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
                 potential: 0.0,
             });
         }
-        let obs_len = inputs.len;
+        let obs_len = inputs.shape.iter().product();
         let mut batch = LearnerBatch {
             config: game.config,
             initial: game.initial,
@@ -723,10 +724,7 @@ impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
         self.players
     }
     fn observation_shape(&self) -> Vec<usize> {
-        match self.inputs.name {
-            "network" => vec![self.inputs.len],
-            _ => G::observation_tensor_shape(&self.config),
-        }
+        self.inputs.shape.clone()
     }
     fn inputs_name(&self) -> &'static str {
         self.inputs.name
