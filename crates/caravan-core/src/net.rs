@@ -105,16 +105,6 @@ pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Caravan>>,
 /// return is higher by more than this.
 pub const LEARNED_SEARCH_MARGIN: f64 = 0.01;
 
-/// The search of `learned-ismcts:N` for Caravan over `net`: the tuned search of `ismcts-h`
-/// ([`tuned_ismcts`]: the heuristic as prior and rollout policy) improving
-/// on the network's greedy move as its base
-/// ([`IsMctsAgent::base_agent`](boardgame_kit::IsMctsAgent::base_agent),
-/// margin [`LEARNED_SEARCH_MARGIN`]); `docs/bots.md`, "Learned agents".
-pub(crate) fn learned_search_with(net: Arc<Network>, budget: Budget) -> Result<Box<dyn Agent<Caravan>>, WeightsError> {
-    let base = boardgame_kit::nn::LearnedAgent::<Caravan>::new(net, 0.0)?;
-    Ok(Box::new(tuned_ismcts(budget).base_agent(Box::new(base), LEARNED_SEARCH_MARGIN)))
-}
-
 /// Caravan's agents by name: `heuristic` is [`CaravanHeuristic`],
 /// `ismcts-h:N` is [`tuned_ismcts`], and the committed network's agents.
 /// (Here rather than in `bot`: the network's input reads the planner, so
@@ -138,9 +128,13 @@ impl Bots for Caravan {
         Some(network().and_then(|net| Self::learned_search_with(net, budget)))
     }
 
-    /// [`tuned_ismcts`] with `net`'s greedy move as its base, margin
-    /// [`LEARNED_SEARCH_MARGIN`].
+    /// The search of `learned-ismcts:N` over `net`: the tuned search of
+    /// `ismcts-h` ([`tuned_ismcts`]: the heuristic as prior and rollout
+    /// policy) improving on `net`'s greedy move as its base
+    /// ([`IsMctsAgent::base_agent`](boardgame_kit::IsMctsAgent::base_agent),
+    /// margin [`LEARNED_SEARCH_MARGIN`]); `docs/bots.md`, "Learned agents".
     fn learned_search_with(net: Arc<Network>, budget: Budget) -> Result<Box<dyn Agent<Self>>, WeightsError> {
-        learned_search_with(net, budget)
+        let base = boardgame_kit::nn::LearnedAgent::<Caravan>::new(net, 0.0)?;
+        Ok(Box::new(tuned_ismcts(budget).base_agent(Box::new(base), LEARNED_SEARCH_MARGIN)))
     }
 }
