@@ -78,7 +78,12 @@ Arguments of both:
     the tensor followed by the engine's features of the seat's view — for
     Korovan the heuristic's move and the seats seen from the learner, for
     Caravan the slot planes and the planner's move; ``docs/encoding-*.md``),
-    what ``learned`` reads, in an unbounded box. ``env.inputs`` names it.
+    what ``learned`` reads, in an unbounded box. ``"all-seats"``: each row
+    is every seat's observation tensor, flattened and joined, the learner's
+    own first and then the others in seat order around the table — the
+    hidden state as the table sees it, for a critic in training (the policy
+    reads the first block, the learner's tensor); in an unbounded box.
+    ``env.inputs`` names it.
 
 Seeds: slot ``i`` of a batch seeded ``s`` plays the games of seeds ``s + i``,
 ``s + i + num_envs``, …; a game of seed ``g`` draws chance from
@@ -172,7 +177,7 @@ class _Core:
     def space(self):
         """The space of one row: the observation box, or the network's
         unbounded input."""
-        if self.core.inputs == "network":
+        if self.core.inputs != "observation":
             return spaces.Box(-np.inf, np.inf, self.obs_shape, np.float32)
         return _observation_box(self.game())
 
@@ -235,7 +240,7 @@ class _Facts:
 
     @property
     def inputs(self) -> str:
-        """What each row holds: ``"observation"`` or ``"network"``."""
+        """What each row holds: ``"observation"``, ``"network"`` or ``"all-seats"``."""
         return self._core.inputs
 
 

@@ -144,3 +144,31 @@ def test_the_curve_measures_every_kept_update_of_a_ppo_run(tmp_path):
     assert [p["games"] for p in data["points"]] == [log[0]["games"], log[0]["games"] + log[1]["games"]]
     assert [p["seconds"] for p in data["points"]] == [log[0]["seconds"], log[1]["seconds"]]
     assert all(p["against"]["random"]["games"] == 5 for p in data["points"])
+
+
+def test_a_privileged_critic_trains_other_weights_resumes_exactly_and_stays_out_of_the_network(tmp_path):
+    """``--critic all-seats``: advantages from a critic over every seat's
+    tensor. The exported network is still the policy's MLP over the seat's
+    own tensor (what ``learned`` reads), the run is reproducible and
+    resumes exactly, and a checkpoint of the other kind is refused."""
+    assert _quick(tmp_path / "a", "--critic", "all-seats") == 0
+    assert _quick(tmp_path / "b", "--critic", "all-seats", "--updates", "1") == 0
+    assert _quick(tmp_path / "b", "--critic", "all-seats", "--resume") == 0
+    critic = (tmp_path / "a" / "latest.bgnn").read_bytes()
+    assert (tmp_path / "b" / "latest.bgnn").read_bytes() == critic
+    ck = torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=False)
+    first = ck["critic"]["body.0.weight"]
+    assert first.shape[1] == 5 * KOROVAN_INPUTS, "the critic reads the five seats' tensors"
+    assert all("critic" in entry for entry in ck["log"])
+    net, _ = mlp_from_bytes(critic)
+    assert net.inputs == KOROVAN_INPUTS
+    assert _quick(tmp_path / "c") == 0
+    assert (tmp_path / "c" / "latest.bgnn").read_bytes() != critic, "the critic's advantages train other weights"
+    # a run with a critic resumed without one, and the other way round: usage errors, nothing written
+    for run, extra in (("a", []), ("c", ["--critic", "all-seats"])):
+        before = (tmp_path / run / "latest.bgnn").read_bytes()
+        assert _quick(tmp_path / run, "--updates", "3", "--resume", *extra) == 2
+        assert (tmp_path / run / "latest.bgnn").read_bytes() == before
+    assert ppo.main(["--out", str(tmp_path / "d"), "--critic-hidden", "64"]) == 2, "--critic-hidden alone"
+    assert ppo.main(["--out", str(tmp_path / "d"), "--critic", "all-seats", "--critic-hidden", "0"]) == 2
+    assert not (tmp_path / "d").exists()

@@ -273,24 +273,34 @@ pub struct LearnerBatch<G: Bots> {
     pending: Vec<Option<G::Action>>,
 }
 
-/// What the learner's rows hold: the observation tensor, or the network's
-/// input ([`NetGame::write_input`]: the tensor and the engine's features).
+/// What the learner's rows hold: the observation tensor, the network's
+/// input ([`NetGame::write_input`]: the tensor and the engine's features),
+/// or every seat's observation tensor (a privileged critic's input).
 pub struct Inputs<G: Game> {
-    /// `"observation"` or `"network"`.
+    /// `"observation"`, `"network"` or `"all-seats"`.
     pub name: &'static str,
-    /// The shape of one row (the observation tensor's, or the network
-    /// input's length).
+    /// The shape of one row (the observation tensor's, the network input's
+    /// length, or the players times the tensor's length).
     pub shape: Vec<usize>,
     /// Writes the row of a seat; `false` when it cannot.
     pub write: fn(&G, usize, &mut [f32]) -> bool,
 }
 
 impl<G: NetGame> Inputs<G> {
-    /// The inputs named `name` (`"observation"`, `"network"`) for `config`.
+    /// The inputs named `name` (`"observation"`, `"network"`, `"all-seats"`)
+    /// for `config` and its number of `players`.
+    ///
+    /// `"all-seats"` is the whole table's view, for training only: the
+    /// observation tensor of every seat, flattened, the row's own seat first
+    /// and then the others in seat order around the table (`seat + 1`,
+    /// `seat + 2`, … mod `players`). Every seat's private part is in it, so
+    /// it is what a critic that sees the hidden state reads while the
+    /// policy reads the first block, the seat's own tensor; an agent that
+    /// plays never sees it.
     ///
     /// # Errors
     /// A message for an unknown name.
-    pub fn named(name: &str, config: &G::Config) -> Result<Self, String> {
+    pub fn named(name: &str, config: &G::Config, players: usize) -> Result<Self, String> {
         match name {
             "observation" => Ok(Inputs {
                 name: "observation",
@@ -302,7 +312,18 @@ impl<G: NetGame> Inputs<G> {
                 shape: vec![G::input_len(config)],
                 write: |g, seat, out| g.write_input(seat, out),
             }),
-            _ => Err(format!("unknown inputs `{name}` (known: observation, network)")),
+            "all-seats" => Ok(Inputs {
+                name: "all-seats",
+                shape: vec![players * G::observation_tensor_shape(config).iter().product::<usize>()],
+                write: |g, seat, out| {
+                    let n = g.num_players();
+                    let width = out.len() / n.max(1);
+                    (0..n).all(|k| {
+                        g.write_observation_tensor((seat + k) % n, &mut out[k * width..(k + 1) * width]).is_ok()
+                    })
+                },
+            }),
+            _ => Err(format!("unknown inputs `{name}` (known: observation, network, all-seats)")),
         }
     }
 }
@@ -794,7 +815,7 @@ pub fn new_learner(
         compact: Option<MakeActions<G>>,
     ) -> Result<Box<dyn LearnerCore>, String> {
         let game = GameCore::<G>::from_overlay(players, overlay)?;
-        let inputs = Inputs::<G>::named(inputs, &game.config)?;
+        let inputs = Inputs::<G>::named(inputs, &game.config, game.initial.num_players())?;
         let codec: Box<dyn LearnerActions<G>> = match (actions, compact) {
             ("flat", _) | ("auto", None) => Box::new(FlatActions::new::<G>(&game.config)),
             ("compact" | "auto", Some(make)) => make(&game.config),

@@ -11,7 +11,12 @@ games side by side in a :class:`korovan_caravan.learner.LearnerVectorEnv`
 clipped PPO over them. The reward is the learner's share of the win at the
 end (1 a sole win, ``1/k`` a ``k``-way draw); the value of a position is
 the network's own value head, read at the learner's slot (the softmax over
-the seats, relative to the observer, as the search reads it).
+the seats, relative to the observer, as the search reads it). With
+``--critic all-seats`` the advantages come instead from a separate critic
+that reads every seat's tensor (``inputs="all-seats"``: the hidden state,
+which a critic may see in training and a policy may not); the network's
+own value head still learns the same returns, and the exported file is the
+network alone, over the seat's own tensor.
 
 ::
 
@@ -54,6 +59,28 @@ MAX_STEPS = 1 << 16
 MAX_THREADS = 256
 #: The largest --init accepted (a weights file or a checkpoint).
 MAX_INIT_BYTES = 1 << 30
+#: The critic's hidden width unless ``--critic-hidden`` says otherwise.
+CRITIC_HIDDEN = 256
+
+
+class Critic(torch.nn.Module):
+    """The privileged critic of ``--critic all-seats``: an MLP over every
+    seat's observation tensor (the learner's first), its output the softmax
+    over the seats read at the learner's slot, as the network's own value
+    head is read. It only trains: the exported network is the policy's."""
+
+    def __init__(self, inputs: int, hidden: int, players: int):
+        super().__init__()
+        self.body = torch.nn.Sequential(
+            torch.nn.Linear(inputs, hidden),
+            torch.nn.ReLU(),
+            torch.nn.Linear(hidden, hidden),
+            torch.nn.ReLU(),
+            torch.nn.Linear(hidden, players),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(self.body(x), dim=1)[:, 0]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -79,6 +106,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--ent-coef", type=float, default=0.003)
     p.add_argument("--vf-coef", type=float, default=0.5)
     p.add_argument("--hidden", type=int, default=128, help="width of the two hidden layers (without --init)")
+    p.add_argument(
+        "--critic",
+        choices=["all-seats"],
+        default=None,
+        help="advantages from a separate critic that reads every seat's tensor (the hidden state; "
+        "training only) instead of the network's own value head (default)",
+    )
+    p.add_argument("--critic-hidden", type=int, default=None, help="width of the critic's two hidden layers (default 256)")
     p.add_argument("--keep-every", type=int, default=50, help="also keep OUT/update-NNNNN.bgnn every this many updates (0: never)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--torch-threads", type=int, default=1)
@@ -109,12 +144,15 @@ def check(a: argparse.Namespace) -> None:
         ("--epochs", a.epochs, 1, 10_000),
         ("--minibatches", a.minibatches, 1, 1 << 20),
         ("--hidden", a.hidden, 1, 4096),
+        ("--critic-hidden", CRITIC_HIDDEN if a.critic_hidden is None else a.critic_hidden, 1, 4096),
         ("--torch-threads", a.torch_threads, 1, MAX_THREADS),
         ("--keep-every", a.keep_every, 0, 1_000_000),
         ("--seed", a.seed, 0, (1 << 62) - 1),
     ]:
         if not lo <= v <= hi:
             raise UsageError(f"{name} must be in {lo}..={hi}, got {v}")
+    if a.critic_hidden is not None and a.critic is None:
+        raise UsageError("--critic-hidden needs --critic")
     if a.lr_decay_from is not None and not 0 <= a.lr_decay_from < a.updates:
         raise UsageError(f"--lr-decay-from must be in 0..{a.updates} (below --updates), got {a.lr_decay_from}")
     if a.minibatches > a.envs * a.steps:
@@ -211,8 +249,18 @@ def _run(a: argparse.Namespace) -> dict:
     else:
         net = initial_net(a)
     opt = torch.optim.Adam(net.parameters(), lr=a.lr, eps=1e-5)
+    critic = copt = None
+    if a.critic is not None:
+        hidden = CRITIC_HIDDEN if a.critic_hidden is None else a.critic_hidden
+        critic = Critic(a.players * KOROVAN_INPUTS, hidden, a.players)
+        copt = torch.optim.Adam(critic.parameters(), lr=a.lr, eps=1e-5)
     if a.resume:
+        if ("critic" in ck) != (critic is not None):
+            raise UsageError(f"--resume: {ckpt_path} was written {'with' if 'critic' in ck else 'without'} a critic; give the same --critic")
         opt.load_state_dict(ck["opt"])
+        if critic is not None:
+            critic.load_state_dict(ck["critic"])
+            copt.load_state_dict(ck["critic_opt"])
     t0 = time.monotonic() - (log[-1]["seconds"] if log else 0.0)
     for update in range(start, a.updates):
         env = LearnerVectorEnv(
@@ -223,14 +271,14 @@ def _run(a: argparse.Namespace) -> dict:
             seat=None,
             reward="shares",
             illegal="raise",
-            inputs="network",
+            inputs="network" if critic is None else "all-seats",
             seed=a.seed + update * SEED_STRIDE,
         )
         gen = torch.Generator().manual_seed(a.seed * 1_000_003 + update)
         obs, info = env.reset()
         mask = info["action_mask"]
         shape = (a.steps, a.envs)
-        b_obs = np.zeros((*shape, KOROVAN_INPUTS), np.float32)
+        b_obs = np.zeros((*shape, obs.shape[1]), np.float32)
         b_mask = np.zeros((*shape, KOROVAN_POLICY), np.bool_)
         b_act = np.zeros(shape, np.int64)
         b_logp, b_val, b_rew, b_done = (np.zeros(shape, np.float32) for _ in range(4))
@@ -239,7 +287,9 @@ def _run(a: argparse.Namespace) -> dict:
         with torch.no_grad():
             for t in range(a.steps):
                 b_obs[t], b_mask[t] = obs, mask
-                logits, value = evaluate(net, torch.from_numpy(obs), torch.from_numpy(mask), a.players)
+                logits, value = evaluate(net, torch.from_numpy(obs[:, :KOROVAN_INPUTS]), torch.from_numpy(mask), a.players)
+                if critic is not None:
+                    value = critic(torch.from_numpy(obs))
                 action = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=gen).squeeze(1)
                 b_act[t] = action.numpy()
                 b_logp[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1).numpy()
@@ -250,7 +300,9 @@ def _run(a: argparse.Namespace) -> dict:
                 b_rew[t], b_done[t] = reward, done
                 finished += int(done.sum())
                 shares += float(np.asarray(reward, np.float64)[done].sum())
-            _, last = evaluate(net, torch.from_numpy(obs), torch.from_numpy(mask), a.players)
+            _, last = evaluate(net, torch.from_numpy(obs[:, :KOROVAN_INPUTS]), torch.from_numpy(mask), a.players)
+            if critic is not None:
+                last = critic(torch.from_numpy(obs))
         env.close()
         adv = advantages(b_rew, b_done, b_val, last.numpy(), a.gae_lambda)
         ret = adv + b_val
@@ -264,16 +316,16 @@ def _run(a: argparse.Namespace) -> dict:
             "ret": torch.from_numpy(ret.reshape(n)),
         }
         net.train()
-        for group in opt.param_groups:
+        for group in opt.param_groups + (copt.param_groups if copt is not None else []):
             group["lr"] = learning_rate(a, update)
         size = n // a.minibatches
-        sums = {"policy": 0.0, "value": 0.0, "entropy": 0.0}
+        sums = {"policy": 0.0, "value": 0.0, "entropy": 0.0, **({"critic": 0.0} if critic is not None else {})}
         steps = 0
         for _ in range(a.epochs):
             perm = torch.randperm(n, generator=gen)
             for i in range(a.minibatches):
                 idx = perm[i * size : (i + 1) * size]
-                logits, value = evaluate(net, flat["obs"][idx], flat["mask"][idx], a.players)
+                logits, value = evaluate(net, flat["obs"][idx][:, :KOROVAN_INPUTS], flat["mask"][idx], a.players)
                 logp_all = torch.log_softmax(logits, dim=1)
                 logp = logp_all.gather(1, flat["act"][idx][:, None]).squeeze(1)
                 ratio = torch.exp(logp - flat["logp"][idx])
@@ -290,11 +342,21 @@ def _run(a: argparse.Namespace) -> dict:
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
                 opt.step()
+                if critic is not None:
+                    # the critic learns the same returns from the whole table's view
+                    closs = ((critic(flat["obs"][idx]) - flat["ret"][idx]) ** 2).mean()
+                    if not torch.isfinite(closs):
+                        raise RuntimeError(f"update {update}: the critic's loss is not finite ({closs.item()}); nothing written")
+                    copt.zero_grad()
+                    closs.backward()
+                    torch.nn.utils.clip_grad_norm_(critic.parameters(), 0.5)
+                    copt.step()
+                    sums["critic"] += closs.item()
                 sums["policy"] += policy.item()
                 sums["value"] += vloss.item()
                 sums["entropy"] += entropy.item()
                 steps += 1
-        if not all(torch.isfinite(q).all() for q in net.parameters()):
+        if not all(torch.isfinite(q).all() for q in [*net.parameters(), *(critic.parameters() if critic is not None else [])]):
             raise RuntimeError(f"update {update}: a parameter is not finite; nothing written")
         net.eval()
         settings = {k: v for k, v in sorted(vars(a).items()) if k not in ("out", "resume", "init") and v is not None}
@@ -311,7 +373,10 @@ def _run(a: argparse.Namespace) -> dict:
         if a.keep_every and (update + 1) % a.keep_every == 0:
             names.append(f"update-{update + 1:05d}.bgnn")
         write_whole(a.out, names, weights)
-        save_checkpoint({"net": net.state_dict(), "opt": opt.state_dict(), "update": update, "log": log}, ckpt_path)
+        ck = {"net": net.state_dict(), "opt": opt.state_dict(), "update": update, "log": log}
+        if critic is not None:
+            ck.update(critic=critic.state_dict(), critic_opt=copt.state_dict())
+        save_checkpoint(ck, ckpt_path)
         print(json.dumps(entry), flush=True)
     return {"log": log, "weights": os.path.join(a.out, "latest.bgnn")}
 
