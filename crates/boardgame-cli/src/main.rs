@@ -77,7 +77,8 @@ enum Command {
     /// folder with win shares, intervals and charts.
     Balance(balance::BalanceArgs),
     /// Train a network for the learned agents: runs the PyTorch trainer
-    /// `python3 -m korovan_caravan.learn.expert_iteration` with these arguments.
+    /// `python3 -m korovan_caravan.learn.expert_iteration` (or, after `ppo`,
+    /// `korovan_caravan.learn.ppo`) with these arguments.
     #[command(after_help = train::AFTER_HELP)]
     Train(train::TrainArgs),
 }

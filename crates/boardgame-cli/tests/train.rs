@@ -105,6 +105,38 @@ fn the_arguments_pass_through_verbatim_and_the_exit_code_comes_back() {
 
 #[cfg(unix)]
 #[test]
+fn a_first_argument_naming_a_trainer_chooses_its_module_and_is_not_passed_on() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("trainer");
+    let python = fake_python(&dir, RECORD_ARGS);
+    let argv_out = dir.join("argv");
+    let cases: [(&[&str], &[&str]); 5] = [
+        (
+            &["train", "ppo", "--out", "r", "--updates", "3"],
+            &["-m", "korovan_caravan.learn.ppo", "--out", "r", "--updates", "3"],
+        ),
+        (&["train", "ppo", "--help"], &["-m", "korovan_caravan.learn.ppo", "--help"]),
+        (&["train", "expert-iteration", "--game", "caravan"], &["-m", MODULE, "--game", "caravan"]),
+        // only the first argument names a trainer: elsewhere `ppo` is the trainer's
+        (&["train", "--out", "ppo"], &["-m", MODULE, "--out", "ppo"]),
+        (&["train", "PPO"], &["-m", MODULE, "PPO"]),
+    ];
+    for (args, expected) in cases {
+        let _ = std::fs::remove_file(&argv_out);
+        let o = train(python.to_str().unwrap(), args, &[("ARGV_OUT", argv_out.to_str().unwrap())]);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+        let got = std::fs::read_to_string(&argv_out).expect("the stand-in ran");
+        assert_eq!(got.lines().collect::<Vec<_>>(), expected, "{args:?}");
+    }
+    // a killed trainer's error names the module that ran
+    let killer = fake_python(&dir, "kill -9 $$");
+    let o = train(killer.to_str().unwrap(), &["train", "ppo"], &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("-m korovan_caravan.learn.ppo`) was killed by signal 9"), "{}", stderr(&o));
+}
+
+#[cfg(unix)]
+#[test]
 fn the_trainers_success_and_usage_error_are_the_commands() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("codes");
@@ -136,7 +168,15 @@ fn the_help_says_what_it_runs_and_where_it_is_documented() {
     let o = train("/nonexistent/python", &["train", "--help"], &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let help = String::from_utf8_lossy(&o.stdout);
-    for needle in [MODULE, "docs/learning.md", "BOARDGAME_PYTHON", "python3", "boardgame train -- --help"] {
+    for needle in [
+        MODULE,
+        "korovan_caravan.learn.ppo",
+        "docs/learning.md",
+        "BOARDGAME_PYTHON",
+        "python3",
+        "boardgame train -- --help",
+        "boardgame train ppo --help",
+    ] {
         assert!(help.contains(needle), "`train --help` lacks {needle}: {help}");
     }
 }
