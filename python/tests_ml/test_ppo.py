@@ -172,3 +172,26 @@ def test_a_privileged_critic_trains_other_weights_resumes_exactly_and_stays_out_
     assert ppo.main(["--out", str(tmp_path / "d"), "--critic-hidden", "64"]) == 2, "--critic-hidden alone"
     assert ppo.main(["--out", str(tmp_path / "d"), "--critic", "all-seats", "--critic-hidden", "0"]) == 2
     assert not (tmp_path / "d").exists()
+
+
+def test_a_loss_that_is_not_finite_stops_the_step_before_anything_changes():
+    """Both trainers step through ``runs.optimizer_step``: a non-finite
+    loss is an error naming where it happened, and neither the weights nor
+    the optimiser's state move."""
+    from korovan_caravan.learn import runs
+
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 1)
+    opt = torch.optim.Adam(lin.parameters(), lr=0.1)
+    before = [p.detach().clone() for p in lin.parameters()]
+    x = torch.ones(2, 3)
+    for bad in (float("nan"), float("inf")):
+        loss = lin(x).sum() * bad
+        with pytest.raises(RuntimeError, match=r"update 7: the critic's loss is not finite .*nothing written"):
+            runs.optimizer_step(opt, lin.parameters(), loss, 0.5, "update 7", "the critic's loss")
+        assert all(torch.equal(a, b) for a, b in zip(before, lin.parameters()))
+        assert not opt.state, "the optimiser took no step"
+    runs.optimizer_step(opt, lin.parameters(), lin(x).sum(), 0.5, "round 0")
+    assert not all(torch.equal(a, b) for a, b in zip(before, lin.parameters())), "a finite loss steps"
+    grads = torch.cat([p.grad.flatten() for p in lin.parameters()])
+    assert float(grads.norm()) <= 0.5 + 1e-6, "the gradients were clipped to the norm given"

@@ -420,12 +420,7 @@ def _run(a: argparse.Namespace) -> dict:
                 x, m, p, v = (torch.from_numpy(batch[k]).to(device) for k in SAMPLE_KEYS)
                 lp, lv = losses(net, x, m, p, v, players, a.policy_loss)
                 loss = lp + lv
-                if not torch.isfinite(loss):
-                    raise RuntimeError(f"round {rnd}: the loss is not finite ({loss.item()}); nothing written")
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
-                opt.step()
+                runs.optimizer_step(opt, net.parameters(), loss, 5.0, f"round {rnd}")
                 sums[0] += lp.item()
                 sums[1] += lv.item()
                 steps += 1

@@ -50,7 +50,7 @@ import torch
 from . import runs
 from .export import mlp_from_bytes, to_bytes
 from .nets import KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE, MlpNet
-from .runs import UsageError, check_files, save_checkpoint, write_whole
+from .runs import UsageError, check_files, optimizer_step, save_checkpoint, write_whole
 
 #: Games of one update are seeded from ``seed + update · SEED_STRIDE``.
 SEED_STRIDE = 1 << 20
@@ -336,21 +336,11 @@ def _run(a: argparse.Namespace) -> dict:
                 probs = torch.softmax(logits, dim=1)
                 entropy = -(probs * logp_all.masked_fill(probs == 0, 0.0)).sum(dim=1).mean()
                 loss = policy + a.vf_coef * vloss - a.ent_coef * entropy
-                if not torch.isfinite(loss):
-                    raise RuntimeError(f"update {update}: the loss is not finite ({loss.item()}); nothing written")
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
-                opt.step()
+                optimizer_step(opt, net.parameters(), loss, 0.5, f"update {update}")
                 if critic is not None:
                     # the critic learns the same returns from the whole table's view
                     closs = ((critic(flat["obs"][idx]) - flat["ret"][idx]) ** 2).mean()
-                    if not torch.isfinite(closs):
-                        raise RuntimeError(f"update {update}: the critic's loss is not finite ({closs.item()}); nothing written")
-                    copt.zero_grad()
-                    closs.backward()
-                    torch.nn.utils.clip_grad_norm_(critic.parameters(), 0.5)
-                    copt.step()
+                    optimizer_step(copt, critic.parameters(), closs, 0.5, f"update {update}", "the critic's loss")
                     sums["critic"] += closs.item()
                 sums["policy"] += policy.item()
                 sums["value"] += vloss.item()

@@ -1,7 +1,8 @@
 """What the trainers (:mod:`.expert_iteration`, :mod:`.ppo`) share about a
 run: their usage error, the checks of ``--init``, ``--resume`` and
-``--out``, files written whole (a temporary file and a rename, so that a
-reader never sees half of one) and the command line's exit codes."""
+``--out``, an optimiser step that refuses a non-finite loss, files written
+whole (a temporary file and a rename, so that a reader never sees half of
+one) and the command line's exit codes."""
 
 from __future__ import annotations
 
@@ -40,6 +41,19 @@ def write_whole(directory: str, names, data: bytes) -> None:
     (:func:`.export.write_file`)."""
     for name in names:
         write_file(os.path.join(directory, name), data)
+
+
+def optimizer_step(opt, params, loss: torch.Tensor, max_norm: float, where: str, what: str = "the loss") -> None:
+    """One step of ``opt`` on ``loss``, the gradients of ``params`` clipped
+    to the norm ``max_norm``. A loss that is not finite stops the run
+    before anything changes: a ``RuntimeError`` saying ``where`` and
+    ``what`` (nothing non-finite is ever written)."""
+    if not torch.isfinite(loss):
+        raise RuntimeError(f"{where}: {what} is not finite ({loss.item()}); nothing written")
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, max_norm)
+    opt.step()
 
 
 def save_checkpoint(state: dict, path: str) -> None:
