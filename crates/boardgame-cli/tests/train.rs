@@ -77,19 +77,29 @@ fn the_arguments_pass_through_verbatim_and_the_exit_code_comes_back() {
     let dir = scratch("argv");
     let python = fake_python(&dir, RECORD_ARGS);
     let argv_out = dir.join("argv");
-    let cases: [(&[&str], &[&str]); 4] = [
+    const PPO: &str = "korovan_caravan.learn.ppo";
+    // (the command line, the module run, the arguments it gets)
+    let cases: [(&[&str], &str, &[&str]); 9] = [
         (
             &["train", "--game", "caravan", "--out", "x", "--lr", "1e-3"],
+            MODULE,
             &["--game", "caravan", "--out", "x", "--lr", "1e-3"],
         ),
         // `--` hands the trainer its own `--help`; after the first trainer
         // argument, so does a bare `--help`.
-        (&["train", "--", "--help"], &["--help"]),
-        (&["train", "--game", "korovan", "--help"], &["--game", "korovan", "--help"]),
+        (&["train", "--", "--help"], MODULE, &["--help"]),
+        (&["train", "--game", "korovan", "--help"], MODULE, &["--game", "korovan", "--help"]),
         // Spaces, an empty argument and a lone `-` stay as they are.
-        (&["train", "--out", "a b", "", "-"], &["--out", "a b", "", "-"]),
+        (&["train", "--out", "a b", "", "-"], MODULE, &["--out", "a b", "", "-"]),
+        // A first argument naming a trainer chooses its module and is not passed on.
+        (&["train", "ppo", "--out", "r", "--updates", "3"], PPO, &["--out", "r", "--updates", "3"]),
+        (&["train", "ppo", "--help"], PPO, &["--help"]),
+        (&["train", "expert-iteration", "--game", "caravan"], MODULE, &["--game", "caravan"]),
+        // Only the first argument names one: elsewhere `ppo` is the trainer's.
+        (&["train", "--out", "ppo"], MODULE, &["--out", "ppo"]),
+        (&["train", "PPO"], MODULE, &["PPO"]),
     ];
-    for (args, passed) in cases {
+    for (args, module, passed) in cases {
         let _ = std::fs::remove_file(&argv_out);
         let o = train(python.to_str().unwrap(), args, &[("ARGV_OUT", argv_out.to_str().unwrap())]);
         assert_eq!(o.status.code(), Some(3), "{args:?}: the trainer's exit code: {}", stderr(&o));
@@ -97,42 +107,10 @@ fn the_arguments_pass_through_verbatim_and_the_exit_code_comes_back() {
         assert_eq!(String::from_utf8_lossy(&o.stdout), "trainer stdout\n");
         assert_eq!(stderr(&o), "trainer stderr\n");
         let got = std::fs::read_to_string(&argv_out).expect("the stand-in ran");
-        let mut expected = vec!["-m", MODULE];
+        let mut expected = vec!["-m", module];
         expected.extend_from_slice(passed);
         assert_eq!(got.lines().collect::<Vec<_>>(), expected, "{args:?}");
     }
-}
-
-#[cfg(unix)]
-#[test]
-fn a_first_argument_naming_a_trainer_chooses_its_module_and_is_not_passed_on() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("trainer");
-    let python = fake_python(&dir, RECORD_ARGS);
-    let argv_out = dir.join("argv");
-    let cases: [(&[&str], &[&str]); 5] = [
-        (
-            &["train", "ppo", "--out", "r", "--updates", "3"],
-            &["-m", "korovan_caravan.learn.ppo", "--out", "r", "--updates", "3"],
-        ),
-        (&["train", "ppo", "--help"], &["-m", "korovan_caravan.learn.ppo", "--help"]),
-        (&["train", "expert-iteration", "--game", "caravan"], &["-m", MODULE, "--game", "caravan"]),
-        // only the first argument names a trainer: elsewhere `ppo` is the trainer's
-        (&["train", "--out", "ppo"], &["-m", MODULE, "--out", "ppo"]),
-        (&["train", "PPO"], &["-m", MODULE, "PPO"]),
-    ];
-    for (args, expected) in cases {
-        let _ = std::fs::remove_file(&argv_out);
-        let o = train(python.to_str().unwrap(), args, &[("ARGV_OUT", argv_out.to_str().unwrap())]);
-        assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
-        let got = std::fs::read_to_string(&argv_out).expect("the stand-in ran");
-        assert_eq!(got.lines().collect::<Vec<_>>(), expected, "{args:?}");
-    }
-    // a killed trainer's error names the module that ran
-    let killer = fake_python(&dir, "kill -9 $$");
-    let o = train(killer.to_str().unwrap(), &["train", "ppo"], &[]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("-m korovan_caravan.learn.ppo`) was killed by signal 9"), "{}", stderr(&o));
 }
 
 #[cfg(unix)]
@@ -154,11 +132,16 @@ fn a_trainer_killed_by_a_signal_is_an_error_that_says_so() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("signal");
     let python = fake_python(&dir, "kill -9 $$");
-    let o = train(python.to_str().unwrap(), &["train", "--game", "caravan"], &[]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let err = stderr(&o);
-    assert!(err.starts_with("error: the trainer (`"), "{err}");
-    assert!(err.contains(MODULE) && err.contains("killed by signal 9"), "{err}");
+    for (args, module) in
+        [(&["train", "--game", "caravan"][..], MODULE), (&["train", "ppo"][..], "korovan_caravan.learn.ppo")]
+    {
+        let o = train(python.to_str().unwrap(), args, &[]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("error: the trainer (`"), "{err}");
+        // the error names the module that ran
+        assert!(err.contains(&format!("-m {module}`) was killed by signal 9")), "{err}");
+    }
 }
 
 #[test]
