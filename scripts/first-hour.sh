@@ -51,7 +51,9 @@ done
 # every command the README's `boardgame --help` line names is listed
 readme=$(grep -o 'boardgame --help *# every command: .*' README.md | sed 's/.*every command: //' | tr -d ' ' | tr ',' ' ' || true)
 for c in $readme; do
-    printf '%s\n' "$commands" | grep -qx "$c" || { echo "README names \`$c\`, boardgame --help does not" >&2; exit 1; }
+    # a here-string, not a pipe: `grep -q` exits at its match, and under
+    # pipefail the writer it leaves behind, killed by SIGPIPE, failed the check
+    grep -qx -- "$c" <<<"$commands" || { echo "README names \`$c\`, boardgame --help does not" >&2; exit 1; }
 done
 echo "ok  commands: $(echo $commands)"
 "$BOARDGAME_BIN" simulate caravan --players 2 --games 4 --agents heuristic,random >/dev/null
