@@ -175,8 +175,8 @@ class _Core:
         return load_game(self.core.name, **json.loads(self.core.config_json()))
 
     def space(self):
-        """The space of one row: the observation box, or the network's
-        unbounded input."""
+        """The space of one row: the observation box, or an unbounded box
+        for the network's input and for every seat's tensors."""
         if self.core.inputs != "observation":
             return spaces.Box(-np.inf, np.inf, self.obs_shape, np.float32)
         return _observation_box(self.game())

@@ -55,8 +55,14 @@ pub fn check_learned<G: NetGame + Bots>(
         return Err(fail("no configuration to check".into()));
     };
     let mut report = LearnedReport::default();
-    for config in configs {
-        read_network::<G>(weights, config).map_err(|e| fail(format!("the weights do not fit {}: {e}", G::NAME)))?;
+    let fit = |config: &G::Config| {
+        read_network::<G>(weights, config).map_err(|e| fail(format!("the weights do not fit {}: {e}", G::NAME)))
+    };
+    // the first config's network serves the comparison with `learned_search_with` below
+    let net = fit(first)?;
+    report.configs += 1;
+    for config in &configs[1..] {
+        fit(config)?;
         report.configs += 1;
     }
 
@@ -153,7 +159,6 @@ pub fn check_learned<G: NetGame + Bots>(
         return Err(fail("`learned-ismcts:8` wrote no visit shares as its policy".into()));
     }
     report.decisions += r.decisions;
-    let net = read_network::<G>(weights, first).map_err(|e| fail(e.to_string()))?;
     let mut with = G::learned_search_with(net, crate::Budget::Iterations(8)).map_err(|e| fail(e.to_string()))?;
     same_decisions::<G>(&mut *search(), &mut *with, first, 2, 11)
         .map_err(|e| fail(format!("`learned-ismcts:8` and `learned_search_with` differ: {e}")))?;

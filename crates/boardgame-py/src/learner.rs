@@ -697,7 +697,7 @@ pub trait LearnerCore: Send {
     fn num_players(&self) -> usize;
     /// The shape of one observation.
     fn observation_shape(&self) -> Vec<usize>;
-    /// What the rows hold: `"observation"` or `"network"`.
+    /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
     fn inputs_name(&self) -> &'static str;
     /// The number of learner actions.
     fn num_actions(&self) -> usize;
@@ -948,7 +948,7 @@ impl LearnerCoreObj {
     fn observation_shape(&self) -> Vec<usize> {
         self.lock().observation_shape()
     }
-    /// What the rows hold: `"observation"` or `"network"`.
+    /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
     #[getter]
     fn inputs(&self) -> &'static str {
         self.lock().inputs_name()
