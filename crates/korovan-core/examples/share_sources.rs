@@ -219,8 +219,8 @@ fn main() {
             drive: Rollouts(true),
         });
     }
-    if !matches!(Korovan::learned_agent(0.0), Some(Ok(_))) {
-        eprintln!("the committed network cannot be read");
+    if let Err(e) = korovan_core::learned_network() {
+        eprintln!("the committed network cannot be read: {e}");
         std::process::exit(1);
     }
     let arena = Arena::<Korovan>::new(KorovanConfig::with_players(5));
@@ -230,7 +230,7 @@ fn main() {
             c.store(0, Ordering::Relaxed);
         }
         let mut entrants = vec![Entrant::new(row.label, move || -> Box<dyn Agent<Korovan>> {
-            let net = Korovan::learned_agent(0.0).and_then(Result::ok).expect("read above");
+            let net = Korovan::learned_agent(0.0).and_then(Result::ok).expect("the network was read above");
             Box::new(Mixed { row, net, heuristic: KorovanHeuristic::default(), rollouts })
         })];
         for _ in 0..4 {
