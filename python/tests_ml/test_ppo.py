@@ -1,5 +1,6 @@
-"""The PPO trainer (korovan_caravan.learn.ppo) and the MLP reader it starts
-from (korovan_caravan.learn.export.mlp_from_bytes): CI's quick mode."""
+"""The PPO trainer (korovan_caravan.learn.ppo) and the readers of the
+shipped networks it starts from (korovan_caravan.learn.export.mlp_from_bytes
+and tower_from_bytes): CI's quick mode."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import torch
 
 import korovan_caravan
 from korovan_caravan.learn import nn_forward, nn_match, ppo
-from korovan_caravan.learn.export import mlp_from_bytes, to_bytes
-from korovan_caravan.learn.nets import KOROVAN_INPUTS, make_net
+from korovan_caravan.learn.export import mlp_from_bytes, to_bytes, tower_from_bytes
+from korovan_caravan.learn.nets import KOROVAN_INPUTS, TowerNet, make_net
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 SHIPPED = os.path.join(ROOT, "crates", "korovan-core", "weights", "korovan.bgnn")
+SHIPPED_TOWER = os.path.join(ROOT, "crates", "caravan-core", "weights", "caravan.bgnn")
 
 
 def test_the_shipped_korovan_mlp_reads_back_byte_for_byte():
@@ -40,6 +42,46 @@ def test_a_file_that_is_not_an_mlp_is_a_value_error():
     tower = to_bytes(make_net("caravan", channels=4, blocks=1), "caravan")
     with pytest.raises(ValueError, match="not part of an MLP"):
         mlp_from_bytes(tower)
+
+
+def test_the_shipped_caravan_tower_reads_back_byte_for_byte_and_computes_what_rust_does():
+    data = open(SHIPPED_TOWER, "rb").read()
+    net, text = tower_from_bytes(data)
+    assert isinstance(net, TowerNet) and (net.spec.channels, net.spec.blocks, net.spec.hidden) == (16, 2, 64)
+    assert '"game": "caravan"' in text, "the training command as text"
+    assert to_bytes(net, "caravan", text) == data
+    x = np.random.default_rng(1).random((16, net.spec.inputs), dtype=np.float32)
+    with torch.no_grad():
+        ours = net(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(ours, nn_forward(data, x), atol=1e-4)
+    # a tower of another shape reads back too, its shape taken from the file
+    torch.manual_seed(0)
+    small = make_net("caravan", channels=4, blocks=1, hidden=8)
+    for m in small.modules():  # statistics a trained network would have, so that folding does something
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+    small_bytes = to_bytes(small.eval(), "caravan", "small")
+    back, _ = tower_from_bytes(small_bytes)
+    assert (back.spec.channels, back.spec.blocks, back.spec.hidden) == (4, 1, 8)
+    with torch.no_grad():
+        np.testing.assert_allclose(back(torch.from_numpy(x)).numpy(), small(torch.from_numpy(x)).numpy(), atol=1e-5)
+
+
+def test_a_file_that_is_not_a_caravan_tower_is_a_value_error():
+    data = open(SHIPPED_TOWER, "rb").read()
+    with pytest.raises(ValueError, match="checksum"):
+        tower_from_bytes(data[:-9] + bytes([data[-9] ^ 1]) + data[-8:])
+    with pytest.raises(ValueError, match="checksum"):
+        tower_from_bytes(data[: len(data) // 3])
+    with pytest.raises(ValueError, match="not a BGNN"):
+        tower_from_bytes(b"")
+    with pytest.raises(ValueError, match="not a Caravan tower"):
+        tower_from_bytes(open(SHIPPED, "rb").read())
+    # the tower's graph written for another game's name
+    with pytest.raises(ValueError, match="not a Caravan tower"):
+        tower_from_bytes(to_bytes(tower_from_bytes(data)[0], "korovan"))
 
 
 def test_advantages_bootstrap_from_the_next_value_and_stop_at_a_games_end():
@@ -83,6 +125,36 @@ def test_quick_ppo_is_reproducible_resumes_exactly_and_its_network_plays(tmp_pat
     assert n == 5 and len(shares) == 20 and 0.0 <= float(np.mean(shares)) <= 1.0
 
 
+def test_quick_caravan_ppo_fine_tunes_the_shipped_tower_reproducibly_and_its_network_plays(tmp_path):
+    """``--game caravan``: the tower from the shipped file, the compact ids,
+    a temperature; the same command gives the same weights, a stopped run
+    resumes to them, its checkpoint is an ``--init``, and Rust plays the
+    file it writes."""
+    base = ["--game", "caravan", "--init", SHIPPED_TOWER, "--temperature", "0.5"]
+    assert _quick(tmp_path / "a", *base) == 0
+    assert _quick(tmp_path / "b", *base) == 0
+    tuned = (tmp_path / "a" / "latest.bgnn").read_bytes()
+    assert (tmp_path / "b" / "latest.bgnn").read_bytes() == tuned
+    assert _quick(tmp_path / "c", *base, "--updates", "1") == 0
+    assert _quick(tmp_path / "c", *base, "--resume") == 0
+    assert (tmp_path / "c" / "latest.bgnn").read_bytes() == tuned
+    shipped = open(SHIPPED_TOWER, "rb").read()
+    net, _ = tower_from_bytes(tuned)
+    assert (net.spec.channels, net.spec.blocks, net.spec.hidden) == (16, 2, 64), "the shipped tower's shape"
+    assert to_bytes(net, "caravan") != to_bytes(tower_from_bytes(shipped)[0], "caravan"), "trained on"
+    assert _quick(tmp_path / "a", "--game", "caravan", "--init", str(tmp_path / "a" / "checkpoint.pt"), "--updates", "1") == 0
+    # another temperature plays other moves, so it trains other weights
+    assert _quick(tmp_path / "d", "--game", "caravan", "--init", SHIPPED_TOWER) == 0
+    assert (tmp_path / "d" / "latest.bgnn").read_bytes() != tuned
+    # a fresh (small, in quick mode) tower
+    assert _quick(tmp_path / "e", "--game", "caravan") == 0
+    fresh, _ = tower_from_bytes((tmp_path / "e" / "latest.bgnn").read_bytes())
+    assert (fresh.spec.channels, fresh.spec.blocks, fresh.spec.hidden) == (4, 1, 16)
+    game = korovan_caravan.load_game("caravan", players=2)
+    shares, n = nn_match(game, tuned, "heuristic", 4, 1_000_000, 1, None, None)
+    assert n == 2 and len(shares) == 4 and 0.0 <= float(np.mean(shares)) <= 1.0
+
+
 def test_ppo_refuses_bad_settings_before_any_work(tmp_path):
     out = tmp_path / "run"
     tower = tmp_path / "tower.bgnn"
@@ -103,10 +175,21 @@ def test_ppo_refuses_bad_settings_before_any_work(tmp_path):
         ["--resume"],
         ["--updates", "10", "--lr-decay-from", "10"],
         ["--lr-decay-from", "-1"],
+        ["--temperature", "0"],
+        ["--temperature", "inf"],
+        ["--game", "caravan", "--players", "5"],
+        ["--game", "caravan", "--critic", "all-seats"],
+        ["--game", "caravan", "--channels", "0"],
+        ["--game", "caravan", "--blocks", "-1"],
     ):
         assert ppo.main(["--out", str(out), *bad]) == 2, bad
     assert not out.exists(), "nothing is created before the settings are checked"
-    for bad in (["--init", str(tower)], ["--init", str(junk)]):
+    for bad in (
+        ["--init", str(tower)],
+        ["--init", str(junk)],
+        ["--game", "caravan", "--init", SHIPPED],
+        ["--game", "caravan", "--init", str(junk)],
+    ):
         assert ppo.main(["--out", str(out), "--quick", *bad]) == 2, bad
     assert not (out / "latest.bgnn").exists()
 

@@ -10,7 +10,25 @@ import struct
 import numpy as np
 import torch
 
-from .nets import DENSE, INPUT, OUTPUT, RELU, MlpNet, heads
+from .nets import (
+    ADD,
+    CONCAT,
+    CONCAT_INPUT,
+    CONV,
+    DENSE,
+    GLOBAL_AVG_POOL,
+    INPUT,
+    LOAD,
+    OUTPUT,
+    RELU,
+    STORE,
+    TO_CHW,
+    TO_HWC,
+    MlpNet,
+    TowerNet,
+    caravan_spec,
+    heads,
+)
 
 MAGIC = b"BGNN"
 VERSION = 2
@@ -87,14 +105,29 @@ def save(net: torch.nn.Module, game: str, path: str, text: str = "") -> int:
     return len(data)
 
 
-def mlp_from_bytes(data: bytes) -> tuple:
-    """The :class:`MlpNet` and the free text of a weights file of format
-    version 2 whose program is an MLP (``Input``, then ``Dense`` layers with
-    ``Relu`` between them, then ``Output``): the inverse of :func:`to_bytes`
-    for such a network, so that a trainer can start from a shipped MLP.
+#: The number of ``u32`` fields of every operation kind of format version 2.
+_FIELDS = {
+    INPUT: 2,
+    CONCAT_INPUT: 2,
+    TO_HWC: 3,
+    TO_CHW: 3,
+    CONV: 5,
+    DENSE: 2,
+    RELU: 0,
+    STORE: 1,
+    LOAD: 1,
+    ADD: 1,
+    CONCAT: 1,
+    GLOBAL_AVG_POOL: 2,
+    OUTPUT: 1,
+}
 
-    Raises ``ValueError`` naming what is wrong: another magic, version or
-    checksum, a truncated file, or a program that is not such an MLP."""
+
+def _read(data: bytes, kinds: dict, what: str) -> tuple:
+    """The header of a format-2 weights file: ``(game, inputs, policy_len,
+    value_len, text, ops, at)``, ``ops`` its ``(kind, fields)`` and ``at``
+    the offset of its first parameter. ``kinds`` are the operation kinds
+    accepted (``what`` names the program in the error)."""
     if len(data) < 8 or data[:4] != MAGIC:
         raise ValueError("not a BGNN weights file")
     (version,) = struct.unpack_from("<H", data, 4)
@@ -106,6 +139,7 @@ def mlp_from_bytes(data: bytes) -> tuple:
     try:
         n = data[at]
         at += 1
+        game = data[at : at + n].decode("utf-8", errors="replace")
         at += n
         inputs, policy_len, value_len = struct.unpack_from("<III", data, at)
         at += 12
@@ -119,14 +153,35 @@ def mlp_from_bytes(data: bytes) -> tuple:
         for _ in range(nops):
             kind = data[at]
             at += 1
-            width = {INPUT: 2, DENSE: 2, RELU: 0, OUTPUT: 1}.get(kind)
+            width = kinds.get(kind)
             if width is None:
-                raise ValueError(f"operation kind {kind} is not part of an MLP")
+                raise ValueError(f"operation kind {kind} is not part of {what}")
             fields = struct.unpack_from(f"<{width}I", data, at)
             at += 4 * width
             ops.append((kind, fields))
     except (IndexError, struct.error):
         raise ValueError("the file ends inside its header") from None
+    return game, inputs, policy_len, value_len, text, ops, at
+
+
+def _take(data: bytes, at: int, count: int) -> tuple:
+    """``count`` little-endian ``f32`` from ``at`` (before the checksum), and
+    the offset after them."""
+    if at + 4 * count > len(data) - 8:
+        raise ValueError("the file ends inside its parameters")
+    return np.frombuffer(data, dtype="<f4", count=count, offset=at).astype(np.float32), at + 4 * count
+
+
+def mlp_from_bytes(data: bytes) -> tuple:
+    """The :class:`MlpNet` and the free text of a weights file of format
+    version 2 whose program is an MLP (``Input``, then ``Dense`` layers with
+    ``Relu`` between them, then ``Output``): the inverse of :func:`to_bytes`
+    for such a network, so that a trainer can start from a shipped MLP.
+
+    Raises ``ValueError`` naming what is wrong: another magic, version or
+    checksum, a truncated file, or a program that is not such an MLP."""
+    mlp_kinds = {k: _FIELDS[k] for k in (INPUT, DENSE, RELU, OUTPUT)}
+    _, inputs, policy_len, value_len, text, ops, at = _read(data, mlp_kinds, "an MLP")
     dense = [f for k, f in ops if k == DENSE]
     shape = [k for k, _ in ops]
     want = [INPUT] + [DENSE, RELU] * (len(dense) - 1) + [DENSE, OUTPUT]
@@ -136,16 +191,70 @@ def mlp_from_bytes(data: bytes) -> tuple:
     if any(f[0] != w for f, w in zip(dense, widths)):
         raise ValueError("the dense layers' widths do not chain")
     net = MlpNet(inputs, widths[1:-1], policy_len, value_len)
-    end = len(data) - 8
     with torch.no_grad():
         for lin, (fin, fout) in zip(net.layers, dense):
-            count = fin * fout + fout
-            if at + 4 * count > end:
-                raise ValueError("the file ends inside its parameters")
-            a = np.frombuffer(data, dtype="<f4", count=count, offset=at).astype(np.float32)
-            at += 4 * count
+            a, at = _take(data, at, fin * fout + fout)
             lin.weight.copy_(torch.from_numpy(a[: fin * fout].reshape(fin, fout).T.copy()))
             lin.bias.copy_(torch.from_numpy(a[fin * fout :].copy()))
-    if at != end:
+    if at != len(data) - 8:
         raise ValueError("the file holds more parameters than its program uses")
+    return net, text
+
+
+def tower_from_bytes(data: bytes) -> tuple:
+    """The Caravan :class:`TowerNet` and the free text of a weights file of
+    format version 2 written by :func:`to_bytes` from one: the inverse of
+    the export, so that a trainer can start from the shipped tower.
+
+    The file holds each convolution with its batch norm folded in, so every
+    batch norm of the network read back is the identity with the folded
+    bias as its shift: in eval mode (statistics frozen, which is how the
+    trainers that start from a file use it) it computes what the file does.
+    The program must be exactly the graph of a Caravan tower of some
+    width, depth and hidden size (those are read off the file).
+
+    Raises ``ValueError`` naming what is wrong: another magic, version or
+    checksum, a truncated file, another game, or another program."""
+    game, inputs, policy_len, value_len, text, ops, at = _read(data, _FIELDS, "a tower")
+    convs = [f for k, f in ops if k == CONV]
+    dense = [f for k, f in ops if k == DENSE]
+    if game != "caravan" or len(convs) < 2 or (len(convs) - 2) % 2 or not dense:
+        raise ValueError("the program is not a Caravan tower")
+    net = TowerNet(caravan_spec(channels=convs[0][2], blocks=(len(convs) - 2) // 2, hidden=dense[0][1]))
+    if [(k, tuple(f)) for k, f, _ in net.graph()] != ops or (inputs, policy_len, value_len) != (
+        net.spec.inputs,
+        *heads(net),
+    ):
+        raise ValueError("the program is not a Caravan tower")
+    # the parameters come in the graph's order: the stem and the blocks'
+    # convolutions, the policy convolution, then the dense layers
+    folded = [net.stem, *(c for block in net.blocks for c in block)]
+    linears = [m for m in (net.features, net.before, net.after, net.value) if m is not None]
+    with torch.no_grad():
+        for kind, fields in ops:
+            if kind == CONV:
+                k, cin, cout = fields[0], fields[1], fields[2]
+                w, at = _take(data, at, k * k * cin * cout)
+                b, at = _take(data, at, cout)
+                # the kit's [ky][kx][i][o] -> PyTorch [o][i][ky][kx]
+                weight = torch.from_numpy(w.reshape(k, k, cin, cout).copy()).permute(3, 2, 0, 1)
+                if folded:
+                    conv, bn = folded.pop(0)
+                    conv.weight.copy_(weight)
+                    bn.running_mean.zero_()
+                    bn.running_var.fill_(1.0)
+                    bn.weight.fill_(float(np.sqrt(np.float32(1.0) + np.float32(bn.eps))))
+                    bn.bias.copy_(torch.from_numpy(b.copy()))
+                else:
+                    net.policy_conv.weight.copy_(weight)
+                    net.policy_conv.bias.copy_(torch.from_numpy(b.copy()))
+            elif kind == DENSE:
+                fin, fout = fields
+                a, at = _take(data, at, fin * fout + fout)
+                lin = linears.pop(0)
+                lin.weight.copy_(torch.from_numpy(a[: fin * fout].reshape(fin, fout).T.copy()))
+                lin.bias.copy_(torch.from_numpy(a[fin * fout :].copy()))
+    if at != len(data) - 8:
+        raise ValueError("the file holds more parameters than its program uses")
+    net.eval()
     return net, text
