@@ -73,8 +73,20 @@ fn golden_forward_pass() {
 /// The pinned outputs of [`golden_forward_pass`]: for each input the first
 /// four policy logits, then the first three value logits.
 const GOLDEN: [f32; 14] = [
-    1.7887973, 5.411523, -3.6162784, -0.6375892, 7.912716, -5.58122, 1.6920608, 0.2781315, 1.1814003, 1.1832108,
-    0.34027648, 0.84428847, 0.3456841, -0.2960368,
+    -0.49907357,
+    4.1985984,
+    -3.115644,
+    -2.0711725,
+    1.4655988,
+    0.13431817,
+    1.35064,
+    -3.2508528,
+    2.8211937,
+    2.2280278,
+    5.239907,
+    1.5384088,
+    1.1263536,
+    -0.4203809,
 ];
 
 /// `learned-ismcts:N` is the tuned search (`ismcts-h`) improving on the
