@@ -278,3 +278,36 @@ def test_a_loss_that_is_not_finite_stops_the_step_before_anything_changes():
     assert not all(torch.equal(a, b) for a, b in zip(before, lin.parameters())), "a finite loss steps"
     grads = torch.cat([p.grad.flatten() for p in lin.parameters()])
     assert float(grads.norm()) <= 0.5 + 1e-6, "the gradients were clipped to the norm given"
+
+
+def test_the_caravan_recipe_runs_its_three_steps_once_and_resumes_a_stopped_one(tmp_path, capsys):
+    """``learn.recipe`` (quick mode): distillation, then the two PPO runs,
+    each from the one before; a finished step is skipped, a stopped one
+    resumed, and the network comes out the same."""
+    from korovan_caravan.learn import recipe
+
+    out = tmp_path / "recipe"
+    argv = ["--game", "caravan", "--out", str(out), "--threads", "1", "--quick"]
+    assert recipe.main(argv) == 0
+    for step in ("distil", "ppo1", "ppo2"):
+        assert (out / step / "done").is_file(), step
+    assert (out / "distil" / "round-001.bgnn").is_file()
+    network = (out / "ppo2" / "latest.bgnn").read_bytes()
+    tower, text = tower_from_bytes(network)
+    assert '"temperature": 0.5' in text and '"seed": 1' in text, "the last step's settings"
+    assert recipe.main(argv) == 0
+    said = capsys.readouterr().out
+    assert said.count("done before, skipped") == 3, said
+    # the last step stopped half-way: only its checkpoint is left; it resumes to the same network
+    (out / "ppo2" / "done").unlink()
+    assert recipe.main(argv) == 0
+    assert "== ppo2: resumed" in capsys.readouterr().out
+    assert (out / "ppo2" / "latest.bgnn").read_bytes() == network
+    # the last step lost entirely: it starts again from the step before and gives the same network
+    for f in (out / "ppo2").iterdir():
+        f.unlink()
+    assert recipe.main(argv) == 0
+    assert "== ppo2: started" in capsys.readouterr().out
+    assert (out / "ppo2" / "latest.bgnn").read_bytes() == network
+    assert recipe.main(["--game", "caravan", "--out", str(out), "--threads", "0"]) == 2
+    assert recipe.main(["--game", "caravan", "--out", str(out / "ppo2" / "latest.bgnn" / "x")]) == 2
