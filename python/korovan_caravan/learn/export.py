@@ -25,9 +25,9 @@ from .nets import (
     TO_CHW,
     TO_HWC,
     MlpNet,
-    TowerNet,
-    caravan_spec,
     heads,
+    input_len,
+    make_net,
 )
 
 MAGIC = b"BGNN"
@@ -60,7 +60,7 @@ def to_bytes(net: torch.nn.Module, game: str, text: str = "") -> bytes:
     finally:
         net.train(was_training)
     policy_len, value_len = heads(net)
-    inputs = net.spec.inputs if hasattr(net, "spec") else net.inputs
+    inputs = input_len(net)
     name = game.encode()
     body = text.encode()
     if len(name) > 255 or len(body) > MAX_TEXT:
@@ -172,6 +172,16 @@ def _take(data: bytes, at: int, count: int) -> tuple:
     return np.frombuffer(data, dtype="<f4", count=count, offset=at).astype(np.float32), at + 4 * count
 
 
+def _fill_linear(lin: torch.nn.Linear, data: bytes, at: int) -> int:
+    """Reads a ``Dense`` operation's parameters (the kit's input-major
+    weights, then the bias) from ``at`` into ``lin``; the offset after them."""
+    fin, fout = lin.in_features, lin.out_features
+    a, at = _take(data, at, fin * fout + fout)
+    lin.weight.copy_(torch.from_numpy(a[: fin * fout].reshape(fin, fout).T.copy()))
+    lin.bias.copy_(torch.from_numpy(a[fin * fout :].copy()))
+    return at
+
+
 def mlp_from_bytes(data: bytes) -> tuple:
     """The :class:`MlpNet` and the free text of a weights file of format
     version 2 whose program is an MLP (``Input``, then ``Dense`` layers with
@@ -192,10 +202,8 @@ def mlp_from_bytes(data: bytes) -> tuple:
         raise ValueError("the dense layers' widths do not chain")
     net = MlpNet(inputs, widths[1:-1], policy_len, value_len)
     with torch.no_grad():
-        for lin, (fin, fout) in zip(net.layers, dense):
-            a, at = _take(data, at, fin * fout + fout)
-            lin.weight.copy_(torch.from_numpy(a[: fin * fout].reshape(fin, fout).T.copy()))
-            lin.bias.copy_(torch.from_numpy(a[fin * fout :].copy()))
+        for lin in net.layers:
+            at = _fill_linear(lin, data, at)
     if at != len(data) - 8:
         raise ValueError("the file holds more parameters than its program uses")
     return net, text
@@ -220,7 +228,7 @@ def tower_from_bytes(data: bytes) -> tuple:
     dense = [f for k, f in ops if k == DENSE]
     if game != "caravan" or len(convs) < 2 or (len(convs) - 2) % 2 or not dense:
         raise ValueError("the program is not a Caravan tower")
-    net = TowerNet(caravan_spec(channels=convs[0][2], blocks=(len(convs) - 2) // 2, hidden=dense[0][1]))
+    net = make_net("caravan", channels=convs[0][2], blocks=(len(convs) - 2) // 2, hidden=dense[0][1])
     if [(k, tuple(f)) for k, f, _ in net.graph()] != ops or (inputs, policy_len, value_len) != (
         net.spec.inputs,
         *heads(net),
@@ -249,11 +257,7 @@ def tower_from_bytes(data: bytes) -> tuple:
                     net.policy_conv.weight.copy_(weight)
                     net.policy_conv.bias.copy_(torch.from_numpy(b.copy()))
             elif kind == DENSE:
-                fin, fout = fields
-                a, at = _take(data, at, fin * fout + fout)
-                lin = linears.pop(0)
-                lin.weight.copy_(torch.from_numpy(a[: fin * fout].reshape(fin, fout).T.copy()))
-                lin.bias.copy_(torch.from_numpy(a[fin * fout :].copy()))
+                at = _fill_linear(linears.pop(0), data, at)
     if at != len(data) - 8:
         raise ValueError("the file holds more parameters than its program uses")
     net.eval()

@@ -274,3 +274,9 @@ def heads(net: nn.Module) -> tuple:
     if isinstance(net, TowerNet):
         return net.spec.policy_len, net.spec.value_len
     return net.policy_len, net.value_len
+
+
+def input_len(net: nn.Module) -> int:
+    """How many leading entries of the network input a network of this
+    module reads."""
+    return net.spec.inputs if isinstance(net, TowerNet) else net.inputs

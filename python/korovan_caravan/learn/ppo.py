@@ -68,7 +68,7 @@ import torch
 
 from . import runs
 from .export import mlp_from_bytes, to_bytes, tower_from_bytes
-from .nets import CARAVAN_POLICY, CARAVAN_VALUE, KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE, MlpNet, TowerNet, caravan_spec, heads
+from .nets import CARAVAN_POLICY, CARAVAN_VALUE, KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE, MlpNet, heads, input_len, make_net
 from .runs import UsageError, check_files, optimizer_step, save_checkpoint, write_whole
 
 #: Games of one update are seeded from ``seed + update · SEED_STRIDE``.
@@ -210,12 +210,12 @@ def mlp_of_state(state: dict) -> MlpNet:
     return net
 
 
-def tower_of_state(state: dict) -> TowerNet:
+def tower_of_state(state: dict) -> torch.nn.Module:
     """The Caravan :class:`TowerNet` of a state dict (an expert-iteration or
     PPO checkpoint's; its width, depth and hidden size read off the
     shapes)."""
     blocks = len({k.split(".")[1] for k in state if k.startswith("blocks.")})
-    net = TowerNet(caravan_spec(channels=state["stem.0.weight"].shape[0], blocks=blocks, hidden=state["features.weight"].shape[0]))
+    net = make_net("caravan", channels=state["stem.0.weight"].shape[0], blocks=blocks, hidden=state["features.weight"].shape[0])
     net.load_state_dict(state)
     return net
 
@@ -231,7 +231,7 @@ def initial_net(a: argparse.Namespace) -> torch.nn.Module:
     kind = "a Caravan tower" if a.game == "caravan" else "an MLP"
     if a.init is None:
         if a.game == "caravan":
-            return TowerNet(caravan_spec(channels=a.channels, blocks=a.blocks, hidden=a.hidden))
+            return make_net("caravan", channels=a.channels, blocks=a.blocks, hidden=a.hidden)
         return MlpNet(KOROVAN_INPUTS, [a.hidden, a.hidden], KOROVAN_POLICY, KOROVAN_VALUE)
     with open(a.init, "rb") as f:
         data = f.read()
@@ -249,11 +249,6 @@ def initial_net(a: argparse.Namespace) -> torch.nn.Module:
     if heads(net) != want or (a.game == "korovan" and net.inputs != KOROVAN_INPUTS):
         raise UsageError(f"--init {a.init} is not a {a.game.capitalize()} network")
     return net
-
-
-def inputs_of(net: torch.nn.Module) -> int:
-    """How many leading entries of the network input ``net`` reads."""
-    return net.spec.inputs if isinstance(net, TowerNet) else net.inputs
 
 
 def set_training(net: torch.nn.Module, on: bool) -> None:
@@ -278,7 +273,7 @@ def evaluate(net: torch.nn.Module, obs: torch.Tensor, mask: torch.Tensor, player
     """Masked policy logits (divided by ``temperature``, over the mask's
     width: the policy head's first ids, which are those of ``players``
     seats) and the value (the learner's expected share)."""
-    out = net(obs[:, : inputs_of(net)])
+    out = net(obs[:, : input_len(net)])
     policy_len = heads(net)[0]
     logits = (out[:, : mask.shape[1]] / temperature).masked_fill(~mask, -1e9)
     value = torch.softmax(out[:, policy_len : policy_len + players], dim=1)[:, 0]
