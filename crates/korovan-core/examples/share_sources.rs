@@ -2,20 +2,23 @@
 //! one seat against four `heuristic` (5 players), each row the heuristic or
 //! the network with one kind of its decisions handed to the other or fixed
 //! — the figures of `docs/learning.md` ("Korovan: where the network's share
-//! comes from").
+//! comes from", and the tenth session's rows that lay by rollouts).
 //!
 //! ```text
-//! cargo run --release -p korovan-core --example share_sources -- [games] [rollouts]
+//! cargo run --release -p korovan-core --example share_sources -- [games] [rollouts] [rows] [seed]
 //! cargo run --release -p korovan-core --example share_sources -- 20000 0
+//! cargo run --release -p korovan-core --example share_sources -- 4000 200 'rollouts lay'
 //! ```
 //!
-//! Every row plays `games` games from seed 1,000,000 on two threads, the
-//! seats rotating, and prints the seat's share of the wins (draws split,
-//! K-7.3) with its 95% Wilson interval. With `rollouts` above 0 two more
-//! rows drive by flat Monte-Carlo (every legal action of the journey valued
-//! by that many rollouts of the heuristic at every seat, over
-//! determinizations of the driver's view, K-8.6): slow, so give them fewer
-//! games (`-- 4000 200`).
+//! Every row plays `games` games from `seed` (default 1,000,000) on two
+//! threads, the seats rotating, and prints the seat's share of the wins
+//! (draws split, K-7.3) with its 95% Wilson interval. With `rollouts` above
+//! 0 four more rows decide by flat Monte-Carlo (every legal action valued by
+//! that many rollouts of the heuristic at every seat, over determinizations
+//! of the seat's view, K-8.6): two drive that way, one lays that way (each
+//! of the six lays of K-4.3), one does both. They are slow, so give them
+//! fewer games (`-- 4000 200`). `rows` keeps only the rows whose label
+//! contains it (`all` for every row).
 //!
 //! The rows name the seat's decisions by phase: the *lay* (K-4.3: which
 //! card is kept, and where the ambushes go), the *peek* (K-4.2) and the
@@ -57,6 +60,9 @@ enum LayRule {
     AlwaysTwo,
     /// Always one ambush, at 0 (the `Ambush` kept).
     AlwaysOne,
+    /// By flat Monte-Carlo over determinizations, as [`Drive::Rollouts`]
+    /// with `true` drives: every one of the six lays valued by rollouts.
+    ByRollouts,
 }
 
 /// How the seat drives.
@@ -101,7 +107,7 @@ impl Mixed {
 fn relay(rule: LayRule, set: AmbushSet) -> AmbushSet {
     let [one_at_0, _, one_at_2, two_at_01, _, two_at_12] = AmbushSet::ALL;
     match (rule, set.count()) {
-        (LayRule::AsChosen, _) => set,
+        (LayRule::AsChosen | LayRule::ByRollouts, _) => set,
         (LayRule::AtZero, 1) | (LayRule::AlwaysOne, _) => one_at_0,
         (LayRule::AtZero, _) | (LayRule::AlwaysTwo, _) => two_at_01,
         (LayRule::AtTwo, 1) => one_at_2,
@@ -117,6 +123,7 @@ impl Agent<Korovan> for Mixed {
     fn act(&mut self, state: &Korovan, seat: usize, rng: &mut GameRng) -> Action {
         match state.phase() {
             Phase::Peek => self.by(self.row.peek_lay, state, seat, rng),
+            Phase::Lay if self.row.lay == LayRule::ByRollouts => flat_drive(state, seat, rng, self.rollouts, true),
             Phase::Lay => {
                 let chosen = self.by(self.row.peek_lay, state, seat, rng);
                 let Action::Lay(set) = chosen else { return chosen };
@@ -194,6 +201,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let games: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let rollouts: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(0);
+    let only: Option<String> = args.next().filter(|o| o != "all");
+    let seed: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
     use {Drive::*, LayRule::*, Who::*};
     let mut rows = vec![
         Row { label: "heuristic", peek_lay: Heuristic, lay: AsChosen, drive: By(Heuristic) },
@@ -218,14 +227,26 @@ fn main() {
             lay: AsChosen,
             drive: Rollouts(true),
         });
+        rows.push(Row {
+            label: "network, rollouts lay",
+            peek_lay: Network,
+            lay: LayRule::ByRollouts,
+            drive: By(Network),
+        });
+        rows.push(Row {
+            label: "network, rollouts lay and drive",
+            peek_lay: Network,
+            lay: LayRule::ByRollouts,
+            drive: Rollouts(true),
+        });
     }
     if let Err(e) = korovan_core::learned_network() {
         eprintln!("the committed network cannot be read: {e}");
         std::process::exit(1);
     }
     let arena = Arena::<Korovan>::new(KorovanConfig::with_players(5));
-    println!("{games} games from seed 1000000, one seat against four heuristic (5 players)");
-    for row in rows {
+    println!("{games} games from seed {seed}, one seat against four heuristic (5 players)");
+    for row in rows.into_iter().filter(|r| only.as_deref().is_none_or(|o| r.label.contains(o))) {
         for c in &LAYS {
             c.store(0, Ordering::Relaxed);
         }
@@ -236,7 +257,7 @@ fn main() {
         for _ in 0..4 {
             entrants.push(Entrant::new("heuristic", || Box::new(KorovanHeuristic::default())));
         }
-        let report = match arena.run(&entrants, 1_000_000..1_000_000 + games, 2) {
+        let report = match arena.run(&entrants, seed..seed + games, 2) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("{}: {e}", row.label);
