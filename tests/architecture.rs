@@ -146,3 +146,81 @@ fn the_graph_reader_follows_re_exports_and_finds_cycles() {
     assert_eq!(find_cycle(&crate_graph(&dir)), None);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The code of a source file: comments dropped, and the test module at its
+/// end (from `#[cfg(test)]` on), where tests may name the engines they use.
+fn code_of(text: &str) -> String {
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// One engine registry (docs/architecture.md, "The engine registry"): of the
+/// front ends' sources, only the registry names both engines' crates, plus
+/// the terminal's input (`play.rs`, which reads Caravan's coordinates); the
+/// only other file to name an engine is the binding's Caravan-only
+/// compact-action API.
+#[test]
+fn the_front_ends_reach_the_engines_through_the_registry() {
+    let front_ends = ["boardgame-cli", "boardgame-server", "boardgame-lab", "boardgame-sim", "boardgame-py"];
+    let mut both = BTreeSet::new();
+    let mut any = BTreeSet::new();
+    for name in front_ends {
+        let mut files = Vec::new();
+        rust_files(&root().join("crates").join(name).join("src"), &mut files);
+        assert!(!files.is_empty(), "{name}: the sources were found");
+        for file in files {
+            let code = code_of(&std::fs::read_to_string(&file).unwrap());
+            let names = ["korovan_core", "caravan_core"].map(|c| code.contains(c));
+            let rel = file.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
+            if names.iter().all(|&n| n) {
+                both.insert(rel.clone());
+            }
+            if names.iter().any(|&n| n) {
+                any.insert(rel);
+            }
+        }
+    }
+    let registry = "crates/boardgame-sim/src/games.rs";
+    let terminal = "crates/boardgame-cli/src/play.rs";
+    let compact = "crates/boardgame-py/src/compact.rs";
+    assert_eq!(both, BTreeSet::from([registry.to_string(), terminal.to_string()]), "files naming both engines");
+    assert_eq!(
+        any,
+        BTreeSet::from([registry.to_string(), terminal.to_string(), compact.to_string()]),
+        "files naming an engine"
+    );
+    // The front ends' manifests: only the registry's crate and the CLI
+    // (for the terminal's input) depend on both engines; the binding on
+    // Caravan alone (its compact actions).
+    for name in front_ends {
+        let deps = dependencies(name);
+        let engines: Vec<&str> = ["korovan-core", "caravan-core"].into_iter().filter(|e| deps.contains(*e)).collect();
+        let expected: &[&str] = match name {
+            "boardgame-sim" | "boardgame-cli" => &["korovan-core", "caravan-core"],
+            "boardgame-py" => &["caravan-core"],
+            _ => &[],
+        };
+        assert_eq!(engines, expected, "{name}'s engine dependencies");
+    }
+}
+
+/// The check above reads code, not comments or tests.
+#[test]
+fn code_of_drops_comments_and_the_test_module() {
+    let text = "use a::korovan_core;\n// caravan_core\n  /// caravan_core\nfn f() {}\n#[cfg(test)]\nmod tests { caravan_core }\n";
+    let code = code_of(text);
+    assert!(code.contains("korovan_core") && code.contains("fn f()"));
+    assert!(!code.contains("caravan_core"));
+}

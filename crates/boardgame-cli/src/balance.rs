@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use boardgame_kit::{AgentSpec, Bots, Entrant, Game};
-use boardgame_lab::{LabError, LabGame, LabResults, Study, Sweep, entrants_for, run_study, set_path, write_report};
+use boardgame_lab::{LabError, LabResults, Study, Sweep, entrants_for, run_study, set_path, write_report};
 use clap::Args;
 use serde_json::Value;
 
-use crate::games::{CliGame, GameName, with_game};
+use crate::games::{Engine, GameName, with_game};
 
 /// Why `balance` failed: bad arguments (exit 2) or a failure while running
 /// (exit 1).
@@ -165,7 +165,7 @@ fn entrant<G: Bots>(spec: AgentSpec) -> Result<Entrant<G>, LabError> {
     spec.entrant::<G>().map_err(|e| LabError::Agents(e.to_string()))
 }
 
-fn study<G: CliGame + LabGame>(args: &BalanceArgs) -> Result<(LabResults, u64), Failure> {
+fn study<G: Engine>(args: &BalanceArgs) -> Result<(LabResults, u64), Failure> {
     let mut base = serde_json::to_value(G::Config::default()).map_err(|e| Failure::Runtime(e.to_string()))?;
     if let Some(text) = &args.config {
         let patch: Value =

@@ -9,7 +9,7 @@ use boardgame_kit::{Agent, GameRng, IsMctsAgent, Turn, playout, sample_chance};
 use clap::Args;
 
 use crate::error::CliError;
-use crate::games::{CliGame, GameName, SimGame, build_config, with_game};
+use crate::games::{Engine, GameName, build_config, with_game};
 
 /// Arguments of `boardgame bench`.
 #[derive(Args, Debug)]
@@ -120,7 +120,7 @@ fn ismcts_positions<G: Clone>(decisions: &[G]) -> Vec<G> {
     (0..ISMCTS_POSITIONS).map(|i| decisions[i * n / ISMCTS_POSITIONS].clone()).collect()
 }
 
-fn bench<G: CliGame>(players: usize, budget: Duration) -> Result<Row, CliError> {
+fn bench<G: Engine>(players: usize, budget: Duration) -> Result<Row, CliError> {
     let config = build_config::<G>(Some(players), None)?;
     let fresh = G::new_game(&config).map_err(|e| CliError::Usage(e.to_string()))?;
     let bound = G::max_game_length(&config);

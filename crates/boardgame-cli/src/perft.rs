@@ -16,7 +16,7 @@ use boardgame_kit::{Agent, Driver, RandomAgent, Turn};
 use clap::Args;
 
 use crate::error::CliError;
-use crate::games::{CliGame, GameName, GameOpts, build_config, with_game};
+use crate::games::{Engine, GameName, GameOpts, build_config, with_game};
 
 /// Arguments of `boardgame perft`.
 #[derive(Args, Debug)]
@@ -59,7 +59,7 @@ pub fn run(args: PerftArgs) -> Result<(), CliError> {
 
 /// The start position: the initial state, or the game of `seed` between
 /// random agents at its first decision after `moves` actions.
-fn start<G: CliGame>(config: &G::Config, seed: Option<u64>, moves: usize) -> Result<(G, usize), CliError> {
+fn start<G: Engine>(config: &G::Config, seed: Option<u64>, moves: usize) -> Result<(G, usize), CliError> {
     let Some(seed) = seed else {
         return Ok((G::new_game(config).map_err(|e| CliError::Usage(e.to_string()))?, 0));
     };
@@ -140,7 +140,7 @@ impl Counts {
 /// (chance outcomes count as actions), as [`boardgame_kit::perft`] counts
 /// them, by their last action's kind, with checked sums and stopping at
 /// `deadline`.
-fn count<G: CliGame>(state: &G, depth: usize, deadline: &mut Deadline) -> Result<Counts, Stop> {
+fn count<G: Engine>(state: &G, depth: usize, deadline: &mut Deadline) -> Result<Counts, Stop> {
     deadline.check()?;
     let mut list = G::ActionList::default();
     state.legal_actions(&mut list);
@@ -160,7 +160,7 @@ fn count<G: CliGame>(state: &G, depth: usize, deadline: &mut Deadline) -> Result
     Ok(total)
 }
 
-fn perft<G: CliGame>(args: &PerftArgs) -> Result<(), CliError> {
+fn perft<G: Engine>(args: &PerftArgs) -> Result<(), CliError> {
     let config = build_config::<G>(args.opts.players, args.opts.config.as_deref())?;
     let (state, played) = start::<G>(&config, args.seed, args.moves)?;
     let mut out = std::io::stdout().lock();

@@ -21,7 +21,7 @@ use clap::Args;
 
 use crate::agents;
 use crate::error::CliError;
-use crate::games::{CliGame, GameName, GameOpts, build_config, seats_of, with_game};
+use crate::games::{Engine, GameName, GameOpts, build_config, seats_of, with_game};
 
 /// Arguments of `boardgame play`.
 #[derive(Args, Debug)]
@@ -166,7 +166,7 @@ const LINE_WIDTH: usize = 100;
 
 /// What `play` needs of an engine beyond the adapter: its screen and the
 /// shorthand a person types.
-pub(crate) trait PlayInput: CliGame + Words {
+pub(crate) trait PlayInput: Engine + Words {
     /// The person's screen: their view, as compact as the game allows.
     fn screen(&self, seat: usize) -> String {
         self.render_view(seat)
@@ -202,7 +202,6 @@ pub(crate) enum Shorthand<A> {
     Bad(String),
 }
 
-impl PlayInput for boardgame_kit::testgame::HiddenNim {}
 impl PlayInput for korovan_core::Korovan {}
 
 enum Input<A> {

@@ -7,7 +7,7 @@ use boardgame_kit::{GameRecord, Lang, RecordError, RecordHeader, Turn, Viewer};
 use clap::Args;
 
 use crate::error::CliError;
-use crate::games::{CliGame, GameName, with_game};
+use crate::games::{Engine, GameName, with_game};
 
 /// Arguments of `boardgame replay`.
 #[derive(Args, Debug)]
@@ -77,7 +77,7 @@ fn cut_step(text: &str) -> Option<(usize, bool)> {
     Some((rest.matches(',').count(), false))
 }
 
-fn replay<G: CliGame>(name: &str, text: &str, step: bool, interactive: bool, lang: Lang) -> Result<(), CliError> {
+fn replay<G: Engine>(name: &str, text: &str, step: bool, interactive: bool, lang: Lang) -> Result<(), CliError> {
     let record =
         GameRecord::<G::Config>::from_json::<G>(text).map_err(|e| CliError::Runtime(explain(name, text, &e)))?;
     // Validate everything before printing anything.

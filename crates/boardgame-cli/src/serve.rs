@@ -10,6 +10,7 @@ use boardgame_server::{Server, ServerConfig};
 use clap::Args;
 
 use crate::error::CliError;
+use crate::games::{GameName, with_game};
 
 /// Options of `boardgame serve`.
 #[derive(Args, Debug)]
@@ -74,9 +75,11 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         ..ServerConfig::default()
     };
     let data = data.map(|d| boardgame_server::database_path(&d).display().to_string());
-    Server::builder(config)
-        .game::<korovan_core::Korovan>()
-        .game::<caravan_core::Caravan>()
+    let mut server = Server::builder(config);
+    for &game in GameName::ALL {
+        server = with_game!(game, G => server.game::<G>());
+    }
+    server
         .run(args.addr, |addr| {
             // A closed stdout must not stop the server: write errors are ignored.
             let mut out = std::io::stdout().lock();

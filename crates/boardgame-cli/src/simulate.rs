@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 pub use boardgame_sim::simulate::*;
@@ -18,28 +18,35 @@ use crate::error::CliError;
 use crate::games::{GameName, GameOpts, with_game};
 
 /// What `simulate` plays: one game or every game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// Korovan: 3 to 9 players, hidden ambushes on the caravan's route.
-    Korovan,
-    /// Caravan: 2 to 4 players, camel chains delivering goods.
-    Caravan,
+    /// One game.
+    One(GameName),
     /// Every game, each with its default number of players.
     All,
-    /// Hidden test game.
-    #[value(hide = true)]
-    Nim,
 }
 
 impl Target {
     fn games(self) -> Vec<GameName> {
         match self {
-            Target::Korovan => vec![GameName::Korovan],
-            Target::Caravan => vec![GameName::Caravan],
+            Target::One(g) => vec![g],
             Target::All => GameName::ALL.to_vec(),
-            Target::Nim => vec![GameName::Nim],
         }
     }
+}
+
+/// The parser of `simulate`'s target: a game's name ([`GameName::ALL`]) or
+/// `all`.
+fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let games = GameName::ALL.iter().map(|&g| PossibleValue::new(g.cli_name()).help(g.about()));
+    let all = PossibleValue::new("all").help("Every game, each with its default number of players");
+    PossibleValuesParser::new(games.chain(std::iter::once(all))).try_map(|name: String| {
+        if name == "all" {
+            return Ok(Target::All);
+        }
+        GameName::from_cli_name(&name).map(Target::One).ok_or_else(|| format!("unknown game `{name}`"))
+    })
 }
 
 fn parse_shard(s: &str) -> Result<Shard, String> {
@@ -50,6 +57,7 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
     /// The game, or `all` for every game with its default player count.
+    #[arg(value_parser = target_parser())]
     game: Target,
     #[command(flatten)]
     opts: GameOpts,

@@ -97,13 +97,13 @@ const LAST: u64 = u64::MAX;
 #[test]
 fn the_last_seed_can_be_played() {
     let last = LAST.to_string();
-    let one = ok(&["simulate", "nim", "-n", "1", "--seed", &last, "--json", "-t", "3"]);
+    let one = ok(&["simulate", "caravan", "-p", "2", "-a", "random", "-n", "1", "--seed", &last, "--json", "-t", "3"]);
     let v: Value = serde_json::from_str(&one).expect("JSON");
     assert_eq!(v["games"], 1);
     // The range is half-open: it ends one past the last seed.
     assert!(one.contains(&format!("{LAST},\n      18446744073709551616")), "{one}");
     // One game past the last seed is refused, not wrapped.
-    let err = fails(&["simulate", "nim", "-n", "2", "--seed", &last], 2);
+    let err = fails(&["simulate", "caravan", "-p", "2", "-a", "random", "-n", "2", "--seed", &last], 2);
     assert!(err.contains("past the last seed"), "{err}");
     // The last seed's game counts as any other: shards at the top of the
     // seed space merge into the unsharded run.
@@ -124,9 +124,11 @@ fn the_last_seed_can_be_played() {
 
 // --------------------------------------------------------------- merge
 
-/// Results of `simulate nim` over `n` games from `seed`, as JSON.
-fn nim_results(seed: u64, n: u64) -> Value {
-    let out = ok(&["simulate", "nim", "-n", &n.to_string(), "--seed", &seed.to_string(), "--json", "-q"]);
+/// Results of `simulate caravan` (2 random players) over `n` games from
+/// `seed`, as JSON.
+fn sim_results(seed: u64, n: u64) -> Value {
+    let (n, seed) = (n.to_string(), seed.to_string());
+    let out = ok(&["simulate", "caravan", "-p", "2", "-a", "random", "-n", &n, "--seed", &seed, "--json", "-q"]);
     serde_json::from_str(&out).expect("JSON")
 }
 
@@ -152,64 +154,64 @@ fn merge_fails<T: ToString>(name: &str, files: &[T], bad: usize) -> String {
 #[test]
 fn merge_refuses_inconsistent_seed_ranges() {
     // `seeds: []` with games: merged with itself it would double them.
-    let mut empty = nim_results(0, 10);
+    let mut empty = sim_results(0, 10);
     empty["seeds"] = serde_json::json!([]);
     let err = merge_fails("noseeds", &[empty.clone(), empty], 0);
     assert!(err.contains("10 games, but the seed ranges hold 0 seeds"), "{err}");
 
-    let mut inverted = nim_results(0, 10);
+    let mut inverted = sim_results(0, 10);
     inverted["seeds"] = serde_json::json!([[10, 0]]);
-    let err = merge_fails("inverted", &[nim_results(20, 5), inverted], 1);
+    let err = merge_fails("inverted", &[sim_results(20, 5), inverted], 1);
     assert!(err.contains("inverted"), "{err}");
 
-    let mut overlapping = nim_results(0, 10);
+    let mut overlapping = sim_results(0, 10);
     overlapping["seeds"] = serde_json::json!([[0, 6], [4, 8]]);
     let err = merge_fails("overlapping", &[overlapping], 0);
     assert!(err.contains("overlap"), "{err}");
 
     // A range past 2^64 (JSON numbers are unbounded; `Value` is not).
-    let mut past = nim_results(0, 10);
+    let mut past = sim_results(0, 10);
     past["seeds"] = serde_json::json!([[18446744073709551610u64, 1]]);
     let text = past.to_string().replace("18446744073709551610,1", "18446744073709551610,18446744073709551620");
     assert!(merge_fails("past", &[text], 0).contains("past the last seed"));
 
     // The same file twice: every game would count twice.
-    let same = nim_results(0, 10);
+    let same = sim_results(0, 10);
     assert!(merge_fails("twice", &[same.clone(), same], 1).contains("overlap"));
 }
 
 #[test]
 fn merge_refuses_rows_of_the_wrong_length_or_count() {
-    let mut short = nim_results(0, 10);
+    let mut short = sim_results(0, 10);
     short["by_seat"].as_array_mut().expect("rows").pop();
-    let err = merge_fails("seats", &[nim_results(10, 4), short], 1);
+    let err = merge_fails("seats", &[sim_results(10, 4), short], 1);
     assert!(err.contains("per-seat rows"), "{err}");
 
-    let mut long = nim_results(0, 10);
+    let mut long = sim_results(0, 10);
     let extra = long["by_agent"][0].clone();
     long["by_agent"].as_array_mut().expect("rows").push(extra);
     assert!(merge_fails("agents", &[long], 0).contains("per-agent rows"));
 
-    let mut wins = nim_results(0, 10);
+    let mut wins = sim_results(0, 10);
     wins["by_agent"][1]["wins"] = Value::from(11);
     assert!(merge_fails("wins", &[wins], 0).contains("wins"));
 
-    let mut games = nim_results(0, 10);
+    let mut games = sim_results(0, 10);
     games["by_seat"][0]["games"] = Value::from(9);
     assert!(merge_fails("rowgames", &[games], 0).contains("played 9 games of 10"));
 }
 
 #[test]
 fn merge_refuses_sums_that_overflow() {
-    let mut a = nim_results(0, 10);
+    let mut a = sim_results(0, 10);
     a["length_sum"] = Value::from(u64::MAX - 5);
-    let b = nim_results(10, 10);
+    let b = sim_results(10, 10);
     let err = merge_fails("overflow", &[a, b], 1);
     assert!(err.contains("length sum overflows"), "{err}");
 
-    let mut a = nim_results(0, 10);
+    let mut a = sim_results(0, 10);
     a["by_agent"][0]["score_sum"] = Value::from(i64::MAX);
-    let err = merge_fails("scores", &[a, nim_results(10, 10)], 1);
+    let err = merge_fails("scores", &[a, sim_results(10, 10)], 1);
     assert!(err.contains("score sum"), "{err}");
 }
 
@@ -217,16 +219,16 @@ fn merge_refuses_sums_that_overflow() {
 fn merge_refuses_different_games_configs_and_agents() {
     let korovan: Value =
         serde_json::from_str(&ok(&["simulate", "korovan", "-n", "2", "--seed", "10", "--json"])).expect("JSON");
-    assert!(merge_fails("engines", &[nim_results(0, 10), korovan], 1).contains("different engines"));
-    let mut config = nim_results(10, 10);
+    assert!(merge_fails("engines", &[sim_results(0, 10), korovan], 1).contains("different engines"));
+    let mut config = sim_results(10, 10);
     config["config"]["stones"] = Value::from(9);
-    assert!(merge_fails("configs", &[nim_results(0, 10), config], 1).contains("different configs"));
-    let mut agents = nim_results(10, 10);
+    assert!(merge_fails("configs", &[sim_results(0, 10), config], 1).contains("different configs"));
+    let mut agents = sim_results(10, 10);
     agents["agents"][1] = Value::from("flatmc:5");
     agents["by_agent"][1]["name"] = Value::from("flatmc:5");
-    assert!(merge_fails("agentnames", &[nim_results(0, 10), agents], 1).contains("different agents"));
+    assert!(merge_fails("agentnames", &[sim_results(0, 10), agents], 1).contains("different agents"));
     // Consistent shards still merge.
-    let parts = [nim_results(0, 10), nim_results(10, 10)];
+    let parts = [sim_results(0, 10), sim_results(10, 10)];
     let paths: Vec<PathBuf> = parts
         .iter()
         .enumerate()
@@ -238,7 +240,7 @@ fn merge_refuses_different_games_configs_and_agents() {
         .collect();
     let merged: Value =
         serde_json::from_str(&ok(&["merge", "--json", path_str(&paths[0]), path_str(&paths[1])])).expect("JSON");
-    assert_eq!(merged, nim_results(0, 20));
+    assert_eq!(merged, sim_results(0, 20));
 }
 
 // --------------------------------------------------------------- perft
@@ -262,6 +264,6 @@ fn perft_bounds_its_time_and_says_so() {
     // The limit and its default are documented.
     let help = ok(&["perft", "--help"]);
     assert!(help.contains("--max-time <SECONDS>") && help.contains("[default: 600]"), "{help}");
-    assert!(ok(&["perft", "nim", "-d", "3", "--max-time", "5"]).contains("depth  3"));
-    assert_eq!(run(&["perft", "nim", "-d", "3", "--max-time", "0"]).status.code(), Some(2));
+    assert!(ok(&["perft", "korovan", "-p", "3", "-d", "3", "--max-time", "5"]).contains("depth  3"));
+    assert_eq!(run(&["perft", "korovan", "-p", "3", "-d", "3", "--max-time", "0"]).status.code(), Some(2));
 }

@@ -127,7 +127,7 @@ fn bad_arguments_are_usage_errors() {
         assert_eq!(o.status.code(), Some(2), "{all:?}: {err}");
         assert!(err.contains(needle), "{all:?}: {err}");
     }
-    let o = run(&["balance", "nim", "--agents", "heuristic", "--out", &out]);
+    let o = run(&["balance", "korovan", "--agents", "bogus", "--out", &out]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!Path::new(&out).exists(), "nothing is written on a usage error");
 }

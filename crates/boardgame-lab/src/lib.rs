@@ -16,8 +16,8 @@
 //! * [`stats`] — Wilson intervals of win shares, differences, means.
 //! * [`report`] — `report.md`, `results.json` and charts drawn by `plotters`
 //!   (SVG backend, no font library).
-//! * [`LabGame`] — what the lab needs of an engine beyond
-//!   [`boardgame_kit::Game`]: who leads, the card-worth treatments.
+//! * [`Engine`] — what the lab reads of an engine, from the engine registry
+//!   ([`boardgame_sim::games`]): who leads, the card-worth treatments.
 //!
 //! ```
 //! use boardgame_kit::{Entrant, RandomAgent, testgame::HiddenNim};
@@ -43,15 +43,14 @@
 #![warn(clippy::missing_errors_doc, clippy::missing_panics_doc)]
 
 mod error;
-mod game;
 pub mod report;
 mod run;
 pub mod stats;
 mod sweep;
 pub mod worth;
 
+pub use boardgame_sim::games::{DealKind, Engine};
 pub use error::LabError;
-pub use game::{DealKind, LabGame};
 pub use report::{markdown, write_report};
 pub use run::{CellResult, LAB_FORMAT, LabResults, Study, WorthResult, entrants_for, run_study, units_to_share};
 pub use sweep::{Cell, MAX_SWEEP_VALUES, Setting, Sweep, grid, set_path, settings_text, value_text};

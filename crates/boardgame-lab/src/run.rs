@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::stats::{Estimate, Z95, diff_within_games, mean_interval, wilson};
 use crate::sweep::{Setting, Sweep, grid, settings_text};
 use crate::worth::{Treatment, WorthTally, measure};
-use crate::{LabError, LabGame};
+use crate::{Engine, LabError};
 
 /// The format tag of [`LabResults`] in JSON.
 pub const LAB_FORMAT: &str = "boardgame-balance/1";
@@ -31,7 +31,7 @@ pub struct Study<G: Game> {
     /// Worker threads (results do not depend on them).
     pub threads: usize,
     /// Whether to measure the engine's card-worth treatments
-    /// ([`LabGame::treatments`]) in the base configuration.
+    /// ([`Engine::treatments`]) in the base configuration.
     pub worth: bool,
     /// Seeds of the worth measurement (each is played once plus once per
     /// treatment).
@@ -45,7 +45,7 @@ pub struct CellResult {
     pub settings: Vec<Setting>,
     /// The full configuration, as JSON.
     pub config: Value,
-    /// Seats in the order they lead ([`LabGame::turn_order`]).
+    /// Seats in the order they lead ([`Engine::turn_order`]).
     pub order: Vec<usize>,
     /// Games played.
     pub games: u64,
@@ -135,7 +135,7 @@ impl CellResult {
 /// The card-worth measurement in the base configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorthResult {
-    /// What the treatments force ([`LabGame::TREATMENT`]).
+    /// What the treatments force ([`Engine::TREATMENT`]).
     #[serde(default)]
     pub method: String,
     /// The base configuration, as JSON.
@@ -154,7 +154,7 @@ pub struct LabResults {
     pub engine: String,
     /// The engine's rules version.
     pub rules_version: u32,
-    /// The leading seat's role ([`LabGame::LEAD_ROLE`]).
+    /// The leading seat's role ([`Engine::LEAD_ROLE`]).
     pub lead_role: String,
     /// The agents, in entrant order (seats rotate through them).
     pub agents: Vec<String>,
@@ -247,7 +247,7 @@ struct Tally {
 /// # Errors
 /// [`LabError`] for a bad sweep, configuration or agent list, or a game
 /// that fails.
-pub fn run_study<G: LabGame>(
+pub fn run_study<G: Engine>(
     study: &Study<G>,
     entrants: &dyn Fn(usize) -> Result<Vec<Entrant<G>>, LabError>,
     on_game: &(dyn Fn() + Sync),

@@ -14,17 +14,9 @@ use boardgame_kit::{Agent, Arena, Driver, Entrant, Game, Outcome, SHARE_UNIT, Tu
 use serde::{Deserialize, Serialize};
 
 use crate::LabError;
+pub use boardgame_sim::games::Treatment;
+
 use crate::stats::{Estimate, Z95, mean_interval, wilson};
-
-/// A forced chance outcome for one seat.
-pub trait Treatment<G: Game>: Send + Sync {
-    /// A short name (`scout`).
-    fn name(&self) -> String;
-
-    /// The chance outcome to play instead of a draw at `state` (a chance
-    /// node) for the benefit of seat `target`, or `None` to draw as usual.
-    fn force(&self, state: &G, target: usize) -> Option<G::Action>;
-}
 
 /// The tallies of one treatment: integer sums, so shards merge exactly.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use boardgame_kit::{Arena, Entrant, Game};
 use boardgame_lab::worth::{Treatment, play_treated};
-use boardgame_lab::{DealKind, LabError, LabGame, LabResults, Study, markdown, run_study, write_report};
+use boardgame_lab::{DealKind, Engine, LabError, LabResults, Study, markdown, run_study, write_report};
 use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic};
 use korovan_core::{Helper, Korovan, KorovanConfig, KorovanHeuristic};
 

@@ -26,6 +26,9 @@ use pyo3::PyClass;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
+use boardgame_kit::nn::NetGame;
+use boardgame_sim::games::Engine;
+
 use crate::core::Bindable;
 
 /// Seats that get their own agent stream, as the kit's driver (seats from
@@ -38,7 +41,7 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
 }
 
 /// An engine the Python package knows, with its Python classes.
-pub trait PyEngine: Bindable + Bots {
+pub trait PyEngine: Bindable + Bots + Engine + NetGame {
     /// The engine's Python state class.
     type PyState: PyClass;
 
@@ -669,11 +672,8 @@ macro_rules! py_engines {
     };
 }
 
-// Every engine with its Python classes: one line each.
-py_engines! {
-    korovan_core::Korovan => KorovanGame, KorovanState;
-    caravan_core::Caravan => CaravanGame, CaravanState;
-}
+// Every engine of the registry, with its Python classes.
+boardgame_sim::for_each_engine!(py_engines);
 
 /// Adds the classes of this module to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

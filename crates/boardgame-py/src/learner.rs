@@ -43,6 +43,8 @@ use boardgame_kit::{AGENT_STREAM_BASE, Agent, AgentSpec, Bots, CHANCE_STREAM, Ga
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
+use boardgame_sim::games::{CompactActions, Engine, GameName, with_game};
+
 use crate::core::{Bindable, GameCore};
 
 /// The stream label of the learner's seat draw (when the seat is drawn per
@@ -182,39 +184,22 @@ impl<G: Game> LearnerActions<G> for FlatActions {
     }
 }
 
-/// Caravan's compact actions (`docs/encoding-caravan.md`): a few hundred
-/// ids whose sources are the mover's camel slots; exactly the legal actions
-/// are set in the mask.
-pub struct CaravanCompact {
-    num_actions: usize,
-}
+/// An engine's compact action space ([`CompactActions`], from the engine
+/// registry) as learner actions.
+pub struct Compact<G: Game>(Box<dyn CompactActions<G>>);
 
-impl CaravanCompact {
-    /// The compact space of `config`.
-    pub fn new(config: &caravan_core::CaravanConfig) -> Self {
-        CaravanCompact { num_actions: caravan_core::compact_num_actions(config) }
-    }
-}
-
-impl LearnerActions<caravan_core::Caravan> for CaravanCompact {
+impl<G: Game> LearnerActions<G> for Compact<G> {
     fn name(&self) -> &'static str {
-        "compact"
+        self.0.name()
     }
     fn num_actions(&self) -> usize {
-        self.num_actions
+        self.0.num_actions()
     }
-    fn write_mask(&self, state: &caravan_core::Caravan, scratch: &mut caravan_core::ActionList, row: &mut [u8]) {
-        if state.write_compact_mask_with(row, scratch).is_err() {
-            row.iter_mut().for_each(|m| *m = 0);
-        }
+    fn write_mask(&self, state: &G, scratch: &mut G::ActionList, row: &mut [u8]) {
+        self.0.write_mask(state, scratch, row);
     }
-    fn decode(
-        &self,
-        state: &caravan_core::Caravan,
-        a: u32,
-        _legal: &mut caravan_core::ActionList,
-    ) -> Option<caravan_core::Action> {
-        state.compact_action(a).ok()
+    fn decode(&self, state: &G, a: u32, _legal: &mut G::ActionList) -> Option<G::Action> {
+        self.0.decode(state, a)
     }
 }
 
@@ -788,13 +773,10 @@ impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
     }
 }
 
-/// A constructor of an engine's compact learner actions.
-type MakeActions<G> = fn(&<G as Game>::Config) -> Box<dyn LearnerActions<G>>;
-
 /// A learner batch of the engine `name`, with the action space `actions`
-/// (`flat`: the engine's ids; `compact`: the engine's compact actions,
-/// where it has them (Caravan); `auto`: compact where the engine has them,
-/// else flat).
+/// (`flat`: the engine's ids; `compact`: the engine's compact actions
+/// ([`Engine::compact_actions`]), where it has them (Caravan); `auto`:
+/// compact where the engine has them, else flat).
 ///
 /// # Errors
 /// The message for an unknown engine or action space, or whatever
@@ -807,32 +789,27 @@ pub fn new_learner(
     inputs: &str,
     spec: LearnerSpec,
 ) -> Result<Box<dyn LearnerCore>, String> {
-    fn build<G: Bindable + Bots + NetGame>(
+    fn build<G: Bindable + Engine + NetGame>(
         players: Option<serde_json::Value>,
         overlay: &str,
         (actions, inputs): (&str, &str),
         spec: LearnerSpec,
-        compact: Option<MakeActions<G>>,
     ) -> Result<Box<dyn LearnerCore>, String> {
         let game = GameCore::<G>::from_overlay(players, overlay)?;
         let inputs = Inputs::<G>::named(inputs, &game.config, game.initial.num_players())?;
-        let codec: Box<dyn LearnerActions<G>> = match (actions, compact) {
+        let codec: Box<dyn LearnerActions<G>> = match (actions, G::compact_actions(&game.config)) {
             ("flat", _) | ("auto", None) => Box::new(FlatActions::new::<G>(&game.config)),
-            ("compact" | "auto", Some(make)) => make(&game.config),
+            ("compact" | "auto", Some(compact)) => Box::new(Compact(compact)),
             ("compact", None) => return Err(format!("{} has no compact action space (use actions=\"flat\")", G::NAME)),
             _ => return Err(format!("unknown action space `{actions}` (known: auto, flat, compact)")),
         };
         Ok(Box::new(LearnerBatch::new(game, spec, codec, inputs)?))
     }
-    use caravan_core::Caravan;
-    use korovan_core::Korovan;
-    match name {
-        n if n == Korovan::NAME => build::<Korovan>(players, overlay, (actions, inputs), spec, None),
-        n if n == Caravan::NAME => {
-            build::<Caravan>(players, overlay, (actions, inputs), spec, Some(|c| Box::new(CaravanCompact::new(c))))
-        }
-        _ => Err(format!("unknown game `{name}` (games: {}, {})", Korovan::NAME, Caravan::NAME)),
-    }
+    let Some(game) = GameName::from_engine(name) else {
+        let names: Vec<&str> = GameName::ALL.iter().map(|g| g.engine_name()).collect();
+        return Err(format!("unknown game `{name}` (games: {})", names.join(", ")));
+    };
+    with_game!(game, G => build::<G>(players, overlay, (actions, inputs), spec))
 }
 
 /// The arrays of one call, as numpy arrays from Python.

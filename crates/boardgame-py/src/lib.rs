@@ -506,11 +506,8 @@ macro_rules! engines {
     };
 }
 
-// Every engine the Python package knows: one line each.
-engines! {
-    korovan_core::Korovan => KorovanGame, KorovanState;
-    caravan_core::Caravan => CaravanGame, CaravanState;
-}
+// Every engine of the registry, with its two classes.
+boardgame_sim::for_each_engine!(engines);
 
 /// `load_game(name, players=None, **config)`: the game `name` with the
 /// rules' default configuration, `config`'s fields (exactly the Rust

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use boardgame_kit::nn::{LearnedAgent, NetGame, Network, learned_ismcts};
 use boardgame_kit::{ActionBuffer, Agent, AgentSpec, Budget, GameRng, Turn, sample_chance};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::agents::PyEngine;
+use crate::agents::{EngineVisitor, PyEngine, visit_game};
 
 /// The most games one `self_play` or `nn_match` call plays.
 pub const MAX_SELF_PLAY_GAMES: u64 = 1 << 20;
@@ -361,13 +361,18 @@ fn self_play<'py>(
     let actor = actor.map(read_weights).transpose()?.map(Arc::new);
     let teacher: AgentSpec = teacher.parse().map_err(|e| value_error(format!("teacher: {e}")))?;
     let s = Settings { games, seed, threads, iterations, sharp, net, teacher, actor };
-    let result = if let Some(config) = <korovan_core::Korovan as PyEngine>::config_of(game) {
-        py.detach(|| run_self_play::<korovan_core::Korovan>(&config, &s))
-    } else if let Some(config) = <caravan_core::Caravan as PyEngine>::config_of(game) {
-        py.detach(|| run_self_play::<caravan_core::Caravan>(&config, &s))
-    } else {
-        return Err(PyTypeError::new_err("expected a game of korovan_caravan (load_game)"));
-    };
+    /// Self-play on the engine of `game`, without the GIL.
+    struct SelfPlay<'a, 'py> {
+        py: Python<'py>,
+        s: &'a Settings,
+    }
+    impl EngineVisitor for SelfPlay<'_, '_> {
+        type Output = Result<Arrays, String>;
+        fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<Self::Output> {
+            Ok(self.py.detach(|| run_self_play::<G>(&config, self.s)))
+        }
+    }
+    let result = visit_game(game, SelfPlay { py, s: &s })?;
     let a = result.map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("inputs", PyArray1::from_vec(py, a.inputs).reshape([a.rows, a.input_len])?)?;
@@ -472,13 +477,24 @@ fn nn_match<'py>(
     };
     let net = Arc::new(read_weights(weights)?);
     let opponent: AgentSpec = opponent.parse().map_err(|e| value_error(format!("opponent: {e}")))?;
-    let result = if let Some(config) = <korovan_core::Korovan as PyEngine>::config_of(game) {
-        py.detach(|| run_match::<korovan_core::Korovan>(&config, &net, budget, &opponent, games, seed, threads))
-    } else if let Some(config) = <caravan_core::Caravan as PyEngine>::config_of(game) {
-        py.detach(|| run_match::<caravan_core::Caravan>(&config, &net, budget, &opponent, games, seed, threads))
-    } else {
-        return Err(PyTypeError::new_err("expected a game of korovan_caravan (load_game)"));
-    };
+    /// A match on the engine of `game`, without the GIL.
+    struct Match<'a, 'py> {
+        py: Python<'py>,
+        net: &'a Arc<Network>,
+        budget: Option<Budget>,
+        opponent: &'a AgentSpec,
+        games: u64,
+        seed: u64,
+        threads: usize,
+    }
+    impl EngineVisitor for Match<'_, '_> {
+        type Output = Result<(Vec<f64>, usize), String>;
+        fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<Self::Output> {
+            let Match { py, net, budget, opponent, games, seed, threads } = self;
+            Ok(py.detach(|| run_match::<G>(&config, net, budget, opponent, games, seed, threads)))
+        }
+    }
+    let result = visit_game(game, Match { py, net: &net, budget, opponent: &opponent, games, seed, threads })?;
     let (shares, players) = result.map_err(value_error)?;
     Ok((PyArray1::from_vec(py, shares), players))
 }

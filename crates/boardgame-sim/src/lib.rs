@@ -50,10 +50,6 @@ pub mod simulate;
 
 pub use error::SimError;
 
-// The engines, for `with_game!` in crates that do not name them.
-#[doc(hidden)]
-pub use {boardgame_kit as __kit, caravan_core as __caravan, korovan_core as __korovan};
-
 // The crate's README (its page on crates.io): its Rust snippet is compiled
 // and run by `cargo test --doc`.
 #[cfg(doctest)]

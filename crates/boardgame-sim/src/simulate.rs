@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::SimError;
 use crate::agents;
-use crate::games::{GameName, SimGame, build_config, seats_of, with_game};
+use crate::games::{Engine, GameName, build_config, seats_of, with_game};
 
 /// The format tag of the JSON results.
 pub const RESULTS_FORMAT: &str = "boardgame-simulate/1";
@@ -185,7 +185,7 @@ fn shard_range(seed: u64, games: u64, shard: Option<Shard>) -> Result<std::ops::
 
 /// Plays every seed of `seeds` (which may end at 2^64, past what a
 /// `Range<u64>` holds: the last seed is then played on its own and added).
-fn play_seeds<G: SimGame>(
+fn play_seeds<G: Engine>(
     arena: &Arena<G>,
     entrants: &[Entrant<G>],
     seeds: std::ops::Range<u128>,
@@ -214,7 +214,7 @@ fn play_seeds<G: SimGame>(
     Ok(report)
 }
 
-fn simulate<G: SimGame>(args: &SimSpec, progress: &dyn Progress) -> Result<SimResults, SimError> {
+fn simulate<G: Engine>(args: &SimSpec, progress: &dyn Progress) -> Result<SimResults, SimError> {
     let config = build_config::<G>(args.players, args.config.as_deref())?;
     let seats = seats_of::<G>(&config);
     let specs = agents::fit(&agents::parse_list(&args.agents)?, seats, "the game has")?;
@@ -254,7 +254,7 @@ fn simulate<G: SimGame>(args: &SimSpec, progress: &dyn Progress) -> Result<SimRe
     })
 }
 
-fn tally<G: SimGame>(extra: &Mutex<Extra>, state: &G, seats: usize) {
+fn tally<G: Engine>(extra: &Mutex<Extra>, state: &G, seats: usize) {
     let outcome = state.outcome();
     let progress = state.progress();
     let end = state.end_kind();
