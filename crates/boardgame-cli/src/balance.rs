@@ -187,8 +187,8 @@ fn study<G: Engine>(args: &BalanceArgs) -> Result<(LabResults, u64), Failure> {
         .split(',')
         .map(|s| s.parse::<AgentSpec>().map_err(|e| Failure::Usage(e.to_string())))
         .collect::<Result<_, _>>()?;
-    for &spec in &specs {
-        entrant::<G>(spec)?;
+    for spec in &specs {
+        entrant::<G>(spec.clone())?;
     }
     let seeds = part(args.seed, args.games, args.shard.as_deref())?;
     let worth_seeds = part(args.seed, args.worth_games.unwrap_or(args.games), args.shard.as_deref())?;
@@ -206,7 +206,7 @@ fn study<G: Engine>(args: &BalanceArgs) -> Result<(LabResults, u64), Failure> {
     // drawn at its end when finished, cleared if an error returns first
     let bar = boardgame_cli::simulate::Ticker::new(G::CLI_NAME, args.quiet);
     bar.start(total);
-    let make = |players: usize| entrants_for::<G, AgentSpec>(&specs, players, &|&s| entrant::<G>(s));
+    let make = |players: usize| entrants_for::<G, AgentSpec>(&specs, players, &|s| entrant::<G>(s.clone()));
     let results = run_study(&study, &make, &|| bar.tick())?;
     bar.finish();
     let treatments = results.worth.as_ref().map_or(0, |w| w.treatments.len() as u64);

@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::nn::{NetGame, Network, WeightsError};
@@ -66,6 +66,24 @@ pub trait Bots: Game {
     /// network; `None` (the default) for an engine that ships no network.
     fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, WeightsError>> {
         let _ = budget;
+        None
+    }
+
+    /// The engine's network agent over a network `net` of its layout
+    /// (trained, for example, and read from a file) at `temperature` (0:
+    /// greedy): what `learned@FILE` and `learned:T@FILE` play
+    /// ([`AgentSpec::LearnedFile`]). `None` (the default) for an engine
+    /// without a network layout.
+    fn learned_agent_from(net: Arc<Network>, temperature: f32) -> Option<Result<Box<dyn Agent<Self>>, WeightsError>> {
+        let _ = (net, temperature);
+        None
+    }
+
+    /// [`Bots::learned_search_with`] for the engines that have a network
+    /// layout, `None` (the default) for the others: what
+    /// `learned-ismcts:N@FILE` plays ([`AgentSpec::LearnedIsMctsFile`]).
+    fn learned_search_agent_from(net: Arc<Network>, budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, WeightsError>> {
+        let _ = (net, budget);
         None
     }
 
@@ -184,6 +202,69 @@ pub const MAX_ITERATIONS: u64 = 10_000_000;
 /// ten minutes. A longer one is refused ([`AgentSpecError::BudgetCap`]).
 pub const MAX_BUDGET_TIME: Duration = Duration::from_secs(600);
 
+/// A weights file named in an agent's name (`learned@FILE`,
+/// `learned:T@FILE`, `learned-ismcts:N@FILE`): its path as written, and the
+/// network read from it on first use, shared by the clones of the
+/// [`AgentSpec`] that names it (the file is read once). Compared and hashed
+/// by its path.
+#[derive(Clone)]
+pub struct WeightsFile {
+    path: Arc<str>,
+    net: Arc<OnceLock<Result<Arc<Network>, AgentSpecError>>>,
+}
+
+impl WeightsFile {
+    /// The file at `path` (not read yet).
+    pub fn new(path: &str) -> Self {
+        WeightsFile { path: Arc::from(path), net: Arc::new(OnceLock::new()) }
+    }
+
+    /// The path as written in the agent's name.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The network in the file, read on the first call.
+    ///
+    /// # Errors
+    /// [`AgentSpecError::WeightsFileUnreadable`] when the file cannot be
+    /// read, [`AgentSpecError::WeightsFile`] with the weights loader's
+    /// [`WeightsError`] when it is no valid weights file.
+    pub fn network(&self) -> Result<Arc<Network>, AgentSpecError> {
+        self.net
+            .get_or_init(|| {
+                let bytes = std::fs::read(&*self.path).map_err(|e| AgentSpecError::WeightsFileUnreadable {
+                    path: self.path.to_string(),
+                    error: e.to_string(),
+                })?;
+                Network::from_bytes(&bytes)
+                    .map(Arc::new)
+                    .map_err(|error| AgentSpecError::WeightsFile { path: self.path.to_string(), error })
+            })
+            .clone()
+    }
+}
+
+impl fmt::Debug for WeightsFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("WeightsFile").field(&self.path).finish()
+    }
+}
+
+impl PartialEq for WeightsFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+    }
+}
+
+impl Eq for WeightsFile {}
+
+impl std::hash::Hash for WeightsFile {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.path.hash(state);
+    }
+}
+
 /// An agent by name: `random`, `heuristic`, `ismcts:N`, `ismcts-h:N`,
 /// `flatmc:N`, `flatmc-h:N`, `learned`, `learned:T`, `learned-ismcts:N`, where `N` is a
 /// number of iterations or a time per decision (`200ms`, `2s`, `500us`), at
@@ -191,6 +272,14 @@ pub const MAX_BUDGET_TIME: Duration = Duration::from_secs(600);
 /// temperature ([`Temperature`]). `Display` writes the name back. A name is
 /// read exactly: whitespace around or inside it is refused, and a
 /// temperature is checked against its range as written, before rounding.
+///
+/// The learned agents also play a network of the engine's layout from a
+/// weights file (the `.bgnn` a trainer writes): the name, then `@` and the
+/// file's path — `learned@runs/quick/latest.bgnn`, `learned:0.5@net.bgnn`,
+/// `learned-ismcts:20ms@net.bgnn` ([`WeightsFile`]). Everything after the
+/// first `@` is the path. The file is read when the first agent is built;
+/// a file that cannot be read, or is no weights file of the engine, is an
+/// error naming the file.
 ///
 /// ```
 /// use boardgame_kit::{AgentSpec, Budget, testgame::HiddenNim};
@@ -203,7 +292,7 @@ pub const MAX_BUDGET_TIME: Duration = Duration::from_secs(600);
 /// assert!("heuristic".parse::<AgentSpec>().unwrap().build::<HiddenNim>().is_err()); // none for nim
 /// assert!("chess".parse::<AgentSpec>().is_err());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum AgentSpec {
     /// Uniformly random legal actions ([`RandomAgent`]).
     Random,
@@ -224,11 +313,18 @@ pub enum AgentSpec {
     /// ISMCTS guided by the engine's network with this budget
     /// ([`Bots::learned_search_agent`]).
     LearnedIsMcts(Budget),
+    /// The network of a weights file, greedy (`learned@FILE`) or at a
+    /// temperature (`learned:T@FILE`) ([`Bots::learned_agent_from`]).
+    LearnedFile(Option<Temperature>, WeightsFile),
+    /// ISMCTS guided by the network of a weights file with this budget
+    /// (`learned-ismcts:N@FILE`, [`Bots::learned_search_agent_from`]).
+    LearnedIsMctsFile(Budget, WeightsFile),
 }
 
 /// The agent names [`AgentSpec`] knows, for messages.
 pub const AGENT_NAMES: &str = "random, heuristic, ismcts:N, ismcts-h:N, flatmc:N, flatmc-h:N, learned, learned:T, learned-ismcts:N \
-     (N iterations, or a time like 200ms or 2s; T a temperature above 0, at most 100)";
+     (N iterations, or a time like 200ms or 2s; T a temperature above 0, at most 100; \
+     a learned agent plays a weights file as learned@FILE, learned:T@FILE, learned-ismcts:N@FILE)";
 
 /// A name that is no [`AgentSpec`], or an agent this engine lacks.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -255,8 +351,34 @@ pub enum AgentSpecError {
     },
     /// The temperature of `learned:T` is not a number above 0 and at most
     /// [`Temperature::MAX`].
-    #[error("agent `{0}`: the temperature must be a number above 0 and at most 100, such as 0.5")]
+    #[error(
+        "agent `{0}`: the temperature must be a number above 0 and at most 100, such as 0.5 \
+         (a weights file is named after `@`: learned@FILE, learned:T@FILE)"
+    )]
     Temperature(String),
+    /// `@` with no path after it.
+    #[error("agent `{0}`: no weights file after `@` (learned@FILE, learned:T@FILE, learned-ismcts:N@FILE)")]
+    NoPath(String),
+    /// `@FILE` after an agent that plays no network.
+    #[error("agent `{0}`: only learned and learned-ismcts play a weights file (`@FILE`)")]
+    NotANetworkAgent(String),
+    /// The weights file cannot be read.
+    #[error("the weights file {path} cannot be read: {error}")]
+    WeightsFileUnreadable {
+        /// The file's path.
+        path: String,
+        /// Why (the system's message).
+        error: String,
+    },
+    /// The weights file is no valid weights file, or none of the engine's
+    /// layout.
+    #[error("the weights file {path}: {error}")]
+    WeightsFile {
+        /// The file's path.
+        path: String,
+        /// The weights loader's error.
+        error: WeightsError,
+    },
     /// The engine ships no trained network.
     #[error("unknown agent `{agent}`: {engine} ships no trained network")]
     NoNetwork {
@@ -289,6 +411,9 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Learned(None) => f.write_str("learned"),
             AgentSpec::Learned(Some(t)) => write!(f, "learned:{t}"),
             AgentSpec::LearnedIsMcts(n) => write!(f, "learned-ismcts:{n}"),
+            AgentSpec::LearnedFile(None, file) => write!(f, "learned@{}", file.path()),
+            AgentSpec::LearnedFile(Some(t), file) => write!(f, "learned:{t}@{}", file.path()),
+            AgentSpec::LearnedIsMctsFile(n, file) => write!(f, "learned-ismcts:{n}@{}", file.path()),
         }
     }
 }
@@ -330,6 +455,24 @@ impl FromStr for AgentSpec {
     type Err = AgentSpecError;
 
     fn from_str(s: &str) -> Result<Self, AgentSpecError> {
+        if let Some((name, path)) = s.split_once('@') {
+            if path.is_empty() {
+                return Err(AgentSpecError::NoPath(s.to_string()));
+            }
+            let file = WeightsFile::new(path);
+            // The name before `@` reads as any other; errors name the whole.
+            let whole = |e: AgentSpecError| match e {
+                AgentSpecError::Temperature(_) => AgentSpecError::Temperature(s.to_string()),
+                AgentSpecError::Budget(_) => AgentSpecError::Budget(s.to_string()),
+                AgentSpecError::BudgetCap(_) => AgentSpecError::BudgetCap(s.to_string()),
+                _ => AgentSpecError::Unknown(s.to_string()),
+            };
+            return match name.parse::<AgentSpec>().map_err(whole)? {
+                AgentSpec::Learned(t) => Ok(AgentSpec::LearnedFile(t, file)),
+                AgentSpec::LearnedIsMcts(b) => Ok(AgentSpec::LearnedIsMctsFile(b, file)),
+                _ => Err(AgentSpecError::NotANetworkAgent(s.to_string())),
+            };
+        }
         // A name holds no whitespace: `"random "` is refused (as unknown),
         // not read as `random`.
         let (kind, budget) = match s.split_once(':') {
@@ -369,8 +512,17 @@ impl AgentSpec {
             | AgentSpec::IsMctsH(b)
             | AgentSpec::FlatMc(b)
             | AgentSpec::FlatMcH(b)
-            | AgentSpec::LearnedIsMcts(b) => Some(b),
-            AgentSpec::Random | AgentSpec::Heuristic | AgentSpec::Learned(_) => None,
+            | AgentSpec::LearnedIsMcts(b)
+            | AgentSpec::LearnedIsMctsFile(b, _) => Some(b),
+            AgentSpec::Random | AgentSpec::Heuristic | AgentSpec::Learned(_) | AgentSpec::LearnedFile(..) => None,
+        }
+    }
+
+    /// The weights file the agent plays, for the agents named with `@FILE`.
+    pub fn weights_file(&self) -> Option<&WeightsFile> {
+        match self {
+            AgentSpec::LearnedFile(_, file) | AgentSpec::LearnedIsMctsFile(_, file) => Some(file),
+            _ => None,
         }
     }
 
@@ -401,6 +553,28 @@ impl AgentSpec {
             AgentSpec::FlatMcH(budget) => G::heuristic_flat_agent(budget).ok_or_else(missing),
             AgentSpec::Learned(t) => self.network_agent::<G>(G::learned_agent(t.map_or(0.0, Temperature::get))),
             AgentSpec::LearnedIsMcts(budget) => self.network_agent::<G>(G::learned_search_agent(budget)),
+            AgentSpec::LearnedFile(t, ref file) => {
+                let net = file.network()?;
+                self.file_agent::<G>(file, G::learned_agent_from(net, t.map_or(0.0, Temperature::get)))
+            }
+            AgentSpec::LearnedIsMctsFile(budget, ref file) => {
+                let net = file.network()?;
+                self.file_agent::<G>(file, G::learned_search_agent_from(net, budget))
+            }
+        }
+    }
+
+    /// The agent a [`Bots`] method gave over the network of `file`, or why
+    /// not (the loader's error naming the file).
+    fn file_agent<G: Bots>(
+        &self,
+        file: &WeightsFile,
+        made: Option<Result<Box<dyn Agent<G>>, WeightsError>>,
+    ) -> Result<Box<dyn Agent<G>>, AgentSpecError> {
+        match made {
+            None => Err(AgentSpecError::NoNetwork { agent: self.to_string(), engine: G::NAME }),
+            Some(Err(error)) => Err(AgentSpecError::WeightsFile { path: file.path().to_string(), error }),
+            Some(Ok(agent)) => Ok(agent),
         }
     }
 
@@ -423,7 +597,7 @@ impl AgentSpec {
     /// entrant's agents later cannot fail.
     pub fn entrant<G: Bots>(&self) -> Result<Entrant<G>, AgentSpecError> {
         self.build::<G>()?;
-        let spec = *self;
+        let spec = self.clone();
         Ok(Entrant::new(self.to_string(), move || spec.build::<G>().unwrap_or_else(|_| Box::new(RandomAgent))))
     }
 }

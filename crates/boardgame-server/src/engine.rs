@@ -137,6 +137,10 @@ impl<G: ServedGame> EngineOf<G> {
         }
         let bad = |m: String| ApiError::unprocessable("bad_seat", format!("seat {seat}: {m}"));
         let spec: AgentSpec = text.parse().map_err(|e| bad(format!("{e} (or `human`)")))?;
+        if spec.weights_file().is_some() {
+            // A request never names a file on the server's disk.
+            return Err(bad(format!("`{spec}`: a request cannot name a weights file (the lobby's agents only)")));
+        }
         (self.agents)(&spec).map_err(|e| bad(e.to_string()))?;
         let limit = &shared.config;
         match spec.budget() {

@@ -276,6 +276,9 @@ async fn creation_is_validated() {
         (json!({ "game": "korovan", "seats": ["human", "ismcts:100000000", "random"] }), "bad_seat"),
         (json!({ "game": "korovan", "seats": ["human", "ismcts:1h", "random"] }), "bad_seat"),
         (json!({ "game": "korovan", "seats": ["human", "ismcts:60s", "random"] }), "bad_seat"),
+        // A request never names a file on the server's disk.
+        (json!({ "game": "korovan", "seats": ["human", "learned@/etc/passwd", "random"] }), "bad_seat"),
+        (json!({ "game": "caravan", "seats": ["human", "learned-ismcts:10@/dev/zero"] }), "bad_seat"),
     ] {
         let r = s.client.post(s.url("/api/tables")).json(&body).send().await.unwrap();
         let status = r.status();

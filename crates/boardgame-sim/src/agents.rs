@@ -23,9 +23,9 @@ pub fn parse_list(text: &str) -> Result<Vec<AgentSpec>, SimError> {
 /// A usage error when more agents than seats are listed.
 pub fn fit(specs: &[AgentSpec], seats: usize, what: &str) -> Result<Vec<AgentSpec>, SimError> {
     match specs.last() {
-        Some(&last) if specs.len() <= seats => {
+        Some(last) if specs.len() <= seats => {
             let mut all = specs.to_vec();
-            all.resize(seats, last);
+            all.resize(seats, last.clone());
             Ok(all)
         }
         _ => Err(SimError::Usage(format!("--agents lists {} agents but {what} {seats}", specs.len()))),

@@ -218,7 +218,7 @@ fn simulate<G: Engine>(args: &SimSpec, progress: &dyn Progress) -> Result<SimRes
     let config = build_config::<G>(args.players, args.config.as_deref())?;
     let seats = seats_of::<G>(&config);
     let specs = agents::fit(&agents::parse_list(&args.agents)?, seats, "the game has")?;
-    let entrants = specs.iter().map(|&s| agents::entrant::<G>(s)).collect::<Result<Vec<_>, _>>()?;
+    let entrants = specs.iter().map(|s| agents::entrant::<G>(s.clone())).collect::<Result<Vec<_>, _>>()?;
     let seeds = shard_range(args.seed, args.games, args.shard)?;
     let arena = Arena::<G>::new(config.clone()).rotate_seats(!args.fixed_seats);
 
