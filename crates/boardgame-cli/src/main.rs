@@ -1,5 +1,5 @@
-//! `boardgame`: demo, play, simulate, merge, replay, perft, bench, serve,
-//! balance and train over the Korovan and Caravan engines. A thin layer: every rule lives in the
+//! `boardgame`: demo, play, simulate, merge, ladder, sprt, replay, perft,
+//! bench, serve, balance and train over the Korovan and Caravan engines. A thin layer: every rule lives in the
 //! engine crates, every generic tool in `boardgame-kit`; `train` launches the
 //! Python package's PyTorch trainer.
 //!
@@ -9,6 +9,7 @@
 
 mod balance;
 mod bench;
+mod ladder;
 mod lang;
 mod perft;
 mod play;
@@ -31,7 +32,8 @@ use crate::error::CliError;
 const EXAMPLES: &str = "\
 Games: korovan (3-9 players), caravan (2-4 players).
 Agents: random, heuristic, ismcts:N, ismcts-h:N, flatmc:N, flatmc-h:N, learned, learned:T, learned-ismcts:N (N iterations
-per move, at most 10000000, or a time such as 200ms, at most 600s; T a temperature).
+per move, at most 10000000, or a time such as 200ms, at most 600s; T a temperature). A trained weights file plays as
+learned@FILE, learned:T@FILE or learned-ismcts:N@FILE.
 
 Examples:
   boardgame demo                                           both games, 1000 games each, heuristic vs random
@@ -39,6 +41,9 @@ Examples:
   boardgame simulate korovan -n 100000 --shard 0/4 --json > part0.json   (then: boardgame merge part*.json)
   boardgame play korovan --players 5 --agents ismcts:500 --record game.json
   boardgame play caravan --lang ru                        type `c4 d4`, `s c4`, `pick 3`, `end`; `list`, `rules`, `help`
+  boardgame ladder caravan -a random,heuristic,learned,ismcts-h:100 -p 2,4 -n 200 --json l.json --chart l.svg
+  boardgame sprt caravan learned heuristic -p 2                 is learned stronger? stops as soon as the games decide
+  boardgame simulate caravan -p 2 -a learned@runs/quick/latest.bgnn,heuristic   a freshly trained network
   boardgame replay game.json --step --lang ru
   boardgame perft caravan --players 2 --depth 4
   boardgame bench
@@ -64,6 +69,12 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Merge JSON results of `simulate --json` (e.g. shards) into one.
     Merge(simulate::MergeArgs),
+    /// Rate agents against each other at several player counts (Elo with
+    /// 95% intervals, a table, JSON and a chart); shards merge exactly.
+    Ladder(ladder::LadderArgs),
+    /// Is A stronger than B? A sequential test that stops as soon as the
+    /// games decide (Wald's SPRT), printing its log-likelihood ratio.
+    Sprt(ladder::SprtArgs),
     /// Validate a game record and print the game action by action.
     Replay(replay::ReplayArgs),
     /// Count action sequences to a depth (move-generation check).
@@ -89,6 +100,8 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Demo(a) => simulate::demo(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Merge(a) => simulate::merge(a),
+        Command::Ladder(a) => ladder::run(a),
+        Command::Sprt(a) => ladder::run_sprt(a),
         Command::Replay(a) => replay::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),

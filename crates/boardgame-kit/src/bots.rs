@@ -82,7 +82,10 @@ pub trait Bots: Game {
     /// [`Bots::learned_search_with`] for the engines that have a network
     /// layout, `None` (the default) for the others: what
     /// `learned-ismcts:N@FILE` plays ([`AgentSpec::LearnedIsMctsFile`]).
-    fn learned_search_agent_from(net: Arc<Network>, budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, WeightsError>> {
+    fn learned_search_agent_from(
+        net: Arc<Network>,
+        budget: Budget,
+    ) -> Option<Result<Box<dyn Agent<Self>>, WeightsError>> {
         let _ = (net, budget);
         None
     }

@@ -43,6 +43,7 @@
 #![warn(clippy::missing_errors_doc, clippy::missing_panics_doc)]
 
 mod error;
+pub mod ladder_chart;
 pub mod report;
 mod run;
 pub mod stats;

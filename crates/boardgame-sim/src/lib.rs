@@ -46,7 +46,9 @@
 pub mod agents;
 pub mod error;
 pub mod games;
+pub mod ladder;
 pub mod simulate;
+pub mod sprt;
 
 pub use error::SimError;
 

@@ -167,7 +167,7 @@ const SEED_END: u128 = 1 << 64;
 /// The seed range of `shard` within `seed..seed + games`, half-open and
 /// computed in 128 bits: `--seed 18446744073709551615 -n 1` is the range
 /// `18446744073709551615..18446744073709551616`.
-fn shard_range(seed: u64, games: u64, shard: Option<Shard>) -> Result<std::ops::Range<u128>, SimError> {
+pub(crate) fn shard_range(seed: u64, games: u64, shard: Option<Shard>) -> Result<std::ops::Range<u128>, SimError> {
     let (start, games) = (u128::from(seed), u128::from(games));
     let end = start + games;
     if end > SEED_END {
@@ -185,7 +185,7 @@ fn shard_range(seed: u64, games: u64, shard: Option<Shard>) -> Result<std::ops::
 
 /// Plays every seed of `seeds` (which may end at 2^64, past what a
 /// `Range<u64>` holds: the last seed is then played on its own and added).
-fn play_seeds<G: Engine>(
+pub(crate) fn play_seeds<G: Engine>(
     arena: &Arena<G>,
     entrants: &[Entrant<G>],
     seeds: std::ops::Range<u128>,
@@ -640,7 +640,15 @@ pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String
         let slot = merged.ends.entry(k.clone()).or_default();
         *slot = sum(*slot, *n, &format!("count of {k} ends"))?;
     }
-    let mut seeds: Vec<[u128; 2]> = acc.seeds.iter().chain(&other.seeds).copied().collect();
+    merged.seeds = join_ranges(acc.seeds.iter().chain(&other.seeds).copied().collect());
+    check_results(&merged)?;
+    *acc = merged;
+    Ok(())
+}
+
+/// Disjoint half-open seed ranges, sorted, with ranges that touch joined
+/// (`0..4` and `4..8` are `0..8`).
+pub(crate) fn join_ranges(mut seeds: Vec<[u128; 2]>) -> Vec<[u128; 2]> {
     seeds.sort_unstable();
     let mut ranges: Vec<[u128; 2]> = Vec::with_capacity(seeds.len());
     for r in seeds {
@@ -649,10 +657,7 @@ pub fn merge_into(acc: &mut SimResults, other: &SimResults) -> Result<(), String
             _ => ranges.push(r),
         }
     }
-    merged.seeds = ranges;
-    check_results(&merged)?;
-    *acc = merged;
-    Ok(())
+    ranges
 }
 
 /// Adds the results of a `simulate --json` text to `acc` (parsed and

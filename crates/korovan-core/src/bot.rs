@@ -758,7 +758,10 @@ impl Bots for Korovan {
         net: std::sync::Arc<boardgame_kit::nn::Network>,
         temperature: f32,
     ) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
-        Some(boardgame_kit::nn::LearnedAgent::<Korovan>::new(net, temperature).map(|a| Box::new(a) as Box<dyn Agent<Self>>))
+        Some(
+            boardgame_kit::nn::LearnedAgent::<Korovan>::new(net, temperature)
+                .map(|a| Box::new(a) as Box<dyn Agent<Self>>),
+        )
     }
 
     /// The search of `learned-ismcts:N` over `net` (read from a weights

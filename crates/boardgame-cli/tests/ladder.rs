@@ -1,0 +1,92 @@
+//! `boardgame ladder` and `boardgame sprt`, run as a user runs them.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boardgame")).args(args).output().expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(o.status.success(), "`boardgame {}`: {}", args.join(" "), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn usage(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(2), "`boardgame {}` is a usage error", args.join(" "));
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("boardgame-ladder-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn s(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn a_ladder_prints_a_table_writes_json_and_a_chart_and_merges_its_shards() {
+    let (json, chart) = (scratch("whole.json"), scratch("whole.svg"));
+    let base = ["ladder", "caravan", "-a", "random,heuristic", "-p", "2,3", "-n", "6", "-q", "-t", "2"];
+    let table = ok(&[&base[..], &["--json", s(&json), "--chart", s(&chart)]].concat());
+    assert!(table.contains("2 players, 12 games") && table.contains("3 players, 12 games"), "{table}");
+    assert!(table.find("heuristic").unwrap() < table.find("random").unwrap(), "best first: {table}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["format"], "boardgame-ladder/1");
+    assert_eq!(v["counts"][0]["ratings"].as_array().unwrap().len(), 2);
+    assert!(std::fs::read_to_string(&chart).unwrap().starts_with("<svg"));
+
+    let mut parts = Vec::new();
+    for i in 0..2 {
+        let part = scratch(&format!("part{i}.json"));
+        ok(&[&base[..], &["--shard", &format!("{i}/2"), "--json", s(&part)]].concat());
+        parts.push(part);
+    }
+    let merged = scratch("merged.json");
+    let again = ok(&["ladder", "--merge", s(&parts[1]), s(&parts[0]), "--json", s(&merged)]);
+    assert_eq!(again, table, "the merged shards print the whole ladder");
+    assert_eq!(std::fs::read_to_string(&merged).unwrap(), std::fs::read_to_string(&json).unwrap());
+    // The same shard twice is refused, naming the file.
+    let o = run(&["ladder", "--merge", s(&parts[0]), s(&parts[0])]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already counted"));
+}
+
+#[test]
+fn a_ladder_refuses_bad_arguments() {
+    assert!(usage(&["ladder", "caravan", "-a", "random", "-p", "2"]).contains("at least two agents"));
+    assert!(usage(&["ladder", "caravan", "-a", "random,heuristic", "-p", "5"]).contains("between 2 and 4"));
+    assert!(usage(&["ladder", "caravan", "-a", "random,heuristic", "-p", "x"]).contains("player counts"));
+    assert!(usage(&["ladder", "caravan", "-a", "random,wizard", "-p", "2"]).contains("unknown agent `wizard`"));
+    assert!(usage(&["ladder", "caravan", "-p", "2"]).contains("--agents"));
+}
+
+#[test]
+fn sprt_decides_and_prints_its_log_likelihood_ratio() {
+    let out = ok(&["sprt", "caravan", "heuristic", "random", "-p", "2", "-t", "2", "--every", "2", "--json"]);
+    assert!(out.contains("caravan: heuristic is stronger than random, after"), "{out}");
+    assert!(out.lines().filter(|l| l.starts_with("games ") && l.contains("LLR")).count() >= 5, "{out}");
+    let v: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(v["state"]["decision"], "stronger");
+    assert_eq!(v["state"]["players"], 2);
+    let games = v["state"]["games"].as_u64().unwrap();
+    assert!(games < 400 && games.is_multiple_of(2), "{games}");
+    let out = ok(&["sprt", "korovan", "random", "heuristic", "-p", "4", "-t", "2"]);
+    assert!(out.contains("korovan: random is not stronger than heuristic"), "{out}");
+    assert!(usage(&["sprt", "korovan", "heuristic", "random", "-p", "4", "--elo", "0,50"]).contains("Elo bounds"));
+    assert!(usage(&["sprt", "caravan", "heuristic", "random", "--elo", "0"]).contains("two numbers"));
+    assert!(usage(&["sprt", "caravan", "heuristic", "random", "--alpha", "0.7"]).contains("alpha"));
+}
+
+#[test]
+fn help_names_the_ladder_and_the_test() {
+    let help = ok(&["--help"]);
+    assert!(help.contains("ladder") && help.contains("sprt"), "{help}");
+}
