@@ -47,9 +47,10 @@ pub struct LadderArgs {
     /// Merge the JSON of these ladder runs (shards) instead of playing.
     #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with_all = ["game", "agents", "players"])]
     merge: Vec<PathBuf>,
-    /// Write the ladder's JSON (tallies and ratings) to this file.
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
+    /// Print the ladder's JSON (its tallies, which merge, and the ratings
+    /// they give) instead of the table.
+    #[arg(long)]
+    json: bool,
     /// Draw the ratings as an SVG chart in this file.
     #[arg(long, value_name = "FILE")]
     chart: Option<PathBuf>,
@@ -87,10 +88,6 @@ fn threads(t: Option<u32>) -> usize {
     t.map_or_else(|| std::thread::available_parallelism().map_or(1, usize::from), |t| t as usize)
 }
 
-fn write_file(path: &PathBuf, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|e| CliError::Runtime(format!("cannot write {}: {e}", path.display())))
-}
-
 /// Runs `boardgame ladder`.
 ///
 /// # Errors
@@ -120,14 +117,11 @@ pub fn run(args: LadderArgs) -> Result<(), CliError> {
     } else {
         merged(&args.merge)?
     };
-    if let Some(path) = &args.json {
-        write_file(path, &ladder::to_json(&results))?;
-    }
     if let Some(path) = &args.chart {
         boardgame_lab::ladder_chart::ladder_chart(&results, path).map_err(|e| CliError::Runtime(e.to_string()))?;
     }
-    let mut out = std::io::stdout().lock();
-    out.write_all(ladder::table(&results).as_bytes()).map_err(CliError::from)?;
+    let text = if args.json { ladder::to_json(&results) } else { ladder::table(&results) };
+    std::io::stdout().lock().write_all(text.as_bytes()).map_err(CliError::from)?;
     Ok(())
 }
 

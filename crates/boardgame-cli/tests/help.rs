@@ -8,7 +8,8 @@ use std::process::Command;
 
 /// Every subcommand of the binary.
 fn subcommands() -> Vec<&'static str> {
-    let mut all = vec!["demo", "play", "simulate", "merge", "replay", "perft", "bench", "balance", "train"];
+    let mut all =
+        vec!["demo", "play", "simulate", "merge", "ladder", "sprt", "replay", "perft", "bench", "balance", "train"];
     if cfg!(feature = "serve") {
         all.push("serve");
     }
@@ -109,6 +110,7 @@ const CONVENTION: &[(&str, Option<char>, Option<&str>)] = &[
     ("lang", None, None),
     ("json", None, None),
     ("shard", None, None),
+    ("merge", None, None),
     ("help", Some('h'), None),
     ("version", Some('V'), None),
 ];
@@ -118,9 +120,16 @@ const CONVENTION: &[(&str, Option<char>, Option<&str>)] = &[
 /// heuristic and says so), where `balance` writes its report (a folder),
 /// and the seed of `perft` and `play` (none: the initial position, a fresh
 /// game). `train` has no options of its own: it passes its arguments to the
-/// Python trainer (`tests/train.rs`).
-const OWN_DEFAULTS: &[(&str, &str, &str)] =
-    &[("simulate", "agents", "random"), ("balance", "agents", "heuristic"), ("balance", "out", "balance-report")];
+/// Python trainer (`tests/train.rs`). `ladder` and `sprt` start at seed
+/// 1,000,000, where the strength figures of docs/bots.md start (training
+/// uses the seeds below).
+const OWN_DEFAULTS: &[(&str, &str, &str)] = &[
+    ("simulate", "agents", "random"),
+    ("balance", "agents", "heuristic"),
+    ("balance", "out", "balance-report"),
+    ("ladder", "seed", "1000000"),
+    ("sprt", "seed", "1000000"),
+];
 
 #[test]
 fn shared_flags_have_one_spelling_and_one_default() {
