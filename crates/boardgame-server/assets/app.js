@@ -131,15 +131,26 @@ function gameCard(g, out) {
   const players = el("select", { id: "players-" + g.name });
   for (const p of g.player_counts) players.append(el("option", { value: p, selected: p === g.players }, t("lobby.players_n", { n: p })));
   const seatsBox = el("div", { class: "seats" });
-  const kinds = ["human"].concat(g.agents);
+  // At a count the server rated its agents at, only those, labelled by
+  // strength (strongest first); elsewhere the default list.
+  const kindsAt = n => {
+    const rated = g.ratings && g.ratings[String(n)];
+    const bots = rated ? rated.map(r => ({ value: r.agent, label: r.label })) : g.agents.map(a => ({ value: a }));
+    return [{ value: "human" }].concat(bots);
+  };
   const drawSeats = () => {
     const n = Number(players.value);
+    const kinds = kindsAt(n), values = kinds.map(k => k.value);
     const old = [...seatsBox.querySelectorAll("select")].map(s => s.value);
     seatsBox.replaceChildren();
     for (let s = 0; s < n; s++) {
       const sel = el("select", { "data-seat": s });
-      const def = old[s] || (s === 0 ? "human" : g.default_bot);
-      for (const k of kinds) sel.append(el("option", { value: k, selected: k === def }, k));
+      let def = old[s] || (s === 0 ? "human" : g.default_bot);
+      if (!values.includes(def)) def = s === 0 ? "human" : (values.includes(g.default_bot) ? g.default_bot : values[1]);
+      for (const k of kinds) {
+        const text = k.label ? k.value + " \u2014 " + t("lobby.label." + k.label) : k.value;
+        sel.append(el("option", { value: k.value, selected: k.value === def, "data-label": k.label || "" }, text));
+      }
       seatsBox.append(el("label", {}, swatch(s), t("lobby.seat", { n: s }) + " ", sel));
     }
   };

@@ -2,7 +2,7 @@
 //! from a request, resume one from disk, and replay a record.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use boardgame_kit::{AgentSpec, Budget, Driver, GameRecord, Turn};
 use serde::{Deserialize, Serialize};
@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{AgentFactory, ServedGame};
 use crate::error::ApiError;
+use crate::lobby::LobbyRatings;
 use crate::sched::Owner;
 use crate::shared::Shared;
 use crate::store::StoredTable;
@@ -47,8 +48,11 @@ pub(crate) struct Created {
 /// An engine, whatever its types.
 pub(crate) trait Engine: Send + Sync {
     fn name(&self) -> &'static str;
-    /// What the lobby shows: default config, player counts, agents.
+    /// What the lobby shows: default config, player counts, agents (and
+    /// their ratings, when the server was given them).
     fn info(&self) -> Value;
+    /// The lobby's rated agents by player count (set once, before serving).
+    fn set_lobby(&self, ratings: LobbyRatings) -> Result<(), String>;
     fn create(&self, shared: &Arc<Shared>, id: String, req: &CreateRequest) -> Result<Created, ApiError>;
     fn restore(&self, shared: &Arc<Shared>, stored: StoredTable) -> Result<(Arc<dyn LiveTable>, bool), String>;
     /// One page of the frames of `record` as `seat` saw it, as JSON bytes.
@@ -71,17 +75,19 @@ pub(crate) struct ReplayPage {
 /// [`Engine`] for `G`.
 pub(crate) struct EngineOf<G: ServedGame> {
     agents: AgentFactory<G>,
+    lobby: OnceLock<LobbyRatings>,
     _game: PhantomData<fn() -> G>,
 }
 
 impl<G: ServedGame> EngineOf<G> {
     pub(crate) fn new(agents: AgentFactory<G>) -> Self {
-        EngineOf { agents, _game: PhantomData }
+        EngineOf { agents, lobby: OnceLock::new(), _game: PhantomData }
     }
 }
 
-/// The agents offered in the lobby, when the engine has them.
-const LOBBY_AGENTS: [&str; 7] =
+/// The agents offered in the lobby, when the engine has them (at a player
+/// count with [`LobbyRatings`](crate::LobbyRatings), the agents rated there).
+pub const LOBBY_AGENTS: [&str; 7] =
     ["heuristic", "random", "learned", "ismcts-h:300", "learned-ismcts:300", "ismcts:1000", "flatmc:200"];
 
 fn unix_now() -> u64 {
@@ -197,12 +203,20 @@ impl<G: ServedGame> Engine for EngineOf<G> {
             .copied()
             .filter(|a| a.parse::<AgentSpec>().is_ok_and(|s| (self.agents)(&s).is_ok()))
             .collect();
+        let ratings: Map<String, Value> = self
+            .lobby
+            .get()
+            .into_iter()
+            .flatten()
+            .map(|(n, list)| (n.to_string(), serde_json::to_value(list).unwrap_or(Value::Null)))
+            .collect();
         serde_json::json!({
             "name": G::NAME,
             "players": players,
             "player_counts": counts,
             "config": serde_json::to_value(&default).unwrap_or(Value::Null),
             "agents": agents,
+            "ratings": ratings,
             "default_bot": self.default_bot(),
             "how_to_play": {
                 "en": <G as boardgame_kit::Words>::how_to_play(boardgame_kit::Lang::En),
@@ -210,6 +224,24 @@ impl<G: ServedGame> Engine for EngineOf<G> {
             },
             "rules": <G as boardgame_kit::Words>::rules_text(),
         })
+    }
+
+    fn set_lobby(&self, ratings: LobbyRatings) -> Result<(), String> {
+        for (&n, list) in &ratings {
+            let req = CreateRequest { game: G::NAME.into(), players: Some(n), config: None, seats: None, client: None };
+            Self::config(&req).map_err(|e| format!("lobby ratings of {} at {n} players: {e:?}", G::NAME))?;
+            for a in list {
+                let spec: AgentSpec = a.agent.parse().map_err(|e| format!("lobby ratings of {}: {e}", G::NAME))?;
+                if spec.weights_file().is_some() {
+                    return Err(format!("lobby ratings of {}: `{}` names a weights file", G::NAME, a.agent));
+                }
+                (self.agents)(&spec).map_err(|e| format!("lobby ratings of {}: {e}", G::NAME))?;
+                if !crate::lobby::LABELS.contains(&a.label.as_str()) {
+                    return Err(format!("lobby ratings of {}: unknown label `{}`", G::NAME, a.label));
+                }
+            }
+        }
+        self.lobby.set(ratings).map_err(|_| format!("the lobby ratings of {} were given twice", G::NAME))
     }
 
     fn create(&self, shared: &Arc<Shared>, id: String, req: &CreateRequest) -> Result<Created, ApiError> {

@@ -46,6 +46,7 @@ mod config;
 mod engine;
 mod error;
 mod fds;
+mod lobby;
 mod net;
 mod sched;
 mod shared;
@@ -60,6 +61,8 @@ use std::sync::Arc;
 use boardgame_kit::Bots;
 
 pub use config::{AgentFactory, ServedGame, ServerConfig};
+pub use engine::LOBBY_AGENTS;
+pub use lobby::{LABELS, LobbyAgent, LobbyRatings};
 
 /// The database file of a data directory ([`ServerConfig::data_dir`]):
 /// `data_dir/tables.db`, an SQLite database (its schema is in
@@ -114,6 +117,25 @@ impl ServerBuilder {
     pub fn game_with_agents<G: ServedGame>(mut self, agents: AgentFactory<G>) -> Self {
         self.engines.push(Arc::new(engine::EngineOf::<G>::new(agents)));
         self
+    }
+
+    /// What the lobby offers for the engine named `game` at each player
+    /// count: the agents rated there, labelled by strength ([`LobbyRatings`];
+    /// the `ratings` of `GET /api/games`). Counts without ratings offer the
+    /// default, unlabelled list.
+    ///
+    /// # Errors
+    /// When no engine of that name was registered before, a count is not
+    /// one the engine plays, an agent is not one of its agents (or names a
+    /// weights file), a label is unknown, or the ratings were given twice.
+    pub fn lobby(self, game: &str, ratings: LobbyRatings) -> Result<Self, ServerError> {
+        let engine = self
+            .engines
+            .iter()
+            .find(|e| e.name() == game)
+            .ok_or_else(|| ServerError::Config(format!("lobby ratings for `{game}`, which is not served")))?;
+        engine.set_lobby(ratings).map_err(ServerError::Config)?;
+        Ok(self)
     }
 
     /// Builds the server; with a data directory, resumes every table kept

@@ -814,6 +814,53 @@ async fn play_korovan(d: &Driver, base: &str, lang: &str) {
     assert_eq!(d.count("[data-cows]").await, 5, "and only there");
 }
 
+/// Caravan's lobby rated at 2 and 4 players (3 left unrated).
+fn lobby_ratings() -> boardgame_server::LobbyRatings {
+    let list = |rows: &[(&str, &str)]| {
+        rows.iter()
+            .map(|&(agent, label)| boardgame_server::LobbyAgent { agent: agent.into(), label: label.into() })
+            .collect::<Vec<_>>()
+    };
+    boardgame_server::LobbyRatings::from([
+        (2, list(&[("learned", "strongest"), ("heuristic", "hard"), ("random", "easy")])),
+        (4, list(&[("heuristic", "strongest"), ("ismcts-h:300", "hard"), ("learned", "medium")])),
+    ])
+}
+
+/// The lobby offers at each player count only the agents rated there, each
+/// with its label in the page's language; an unrated count, the default
+/// list without labels.
+async fn lobby_labels(d: &Driver, base: &str, lang: &str) {
+    d.goto(&format!("{base}/?lang={lang}")).await;
+    d.wait("#players-caravan").await;
+    let options = "return [...document.querySelector('#players-caravan').closest('.game-card')\
+        .querySelectorAll('select[data-seat=\"1\"] option')].map(o => [o.value, o.dataset.label, o.textContent])";
+    let (easy, strongest) = if lang == "ru" { ("лёгкий", "сильнейший") } else { ("easy", "strongest") };
+    d.select("#players-caravan", "2").await;
+    let two = d.exec(options).await;
+    assert_eq!(
+        two,
+        json!([
+            ["human", "", "human"],
+            ["learned", "strongest", format!("learned \u{2014} {strongest}")],
+            ["heuristic", "hard", format!("heuristic \u{2014} {}", if lang == "ru" { "сильный" } else { "hard" })],
+            ["random", "easy", format!("random \u{2014} {easy}")]
+        ]),
+        "2 players: the rated agents, labelled"
+    );
+    let chosen = d.exec("return document.querySelector('#players-caravan').closest('.game-card').querySelector('select[data-seat=\"1\"]').value").await;
+    assert_eq!(chosen, json!("heuristic"), "the default bot, rated here, is chosen");
+    d.select("#players-caravan", "4").await;
+    let four = d.exec(options).await;
+    let values: Vec<&str> = four.as_array().unwrap().iter().map(|o| o[0].as_str().unwrap()).collect();
+    assert_eq!(values, ["human", "heuristic", "ismcts-h:300", "learned"], "4 players: that count's agents");
+    d.select("#players-caravan", "3").await;
+    let three = d.exec(options).await;
+    let rows = three.as_array().unwrap();
+    assert!(rows.len() > 4 && rows.iter().all(|o| o[1] == json!("")), "3 players: unrated, unlabelled: {three}");
+    d.select("#players-caravan", "2").await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn play_both_games_by_clicking() {
     let required = std::env::var("BOARDGAME_BROWSER_TEST").is_ok_and(|v| v == "require");
@@ -827,11 +874,12 @@ async fn play_both_games_by_clicking() {
         return;
     };
     let started = Instant::now();
-    let server = common::start(common::config()).await;
+    let server = common::start_with_lobby(common::config(), vec![("caravan", lobby_ratings())]).await;
     let d = Driver::start(&chromedriver).await;
     for lang in ["en", "ru"] {
         d.goto(&format!("{}/?lang={lang}", server.base)).await;
         loading_until_the_first_state(&d, &server, lang).await;
+        lobby_labels(&d, &server.base, lang).await;
         play_caravan(&d, &server.base, lang).await;
         if lang == "en" {
             replay_keeps_64_bit_seeds(&d, &server.base).await;

@@ -446,6 +446,37 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     Some(x)
 }
 
+/// Elo below the strongest agent within which an agent is `hard`
+/// ([`labels`]).
+pub const HARD_WITHIN: f64 = 150.0;
+
+/// Elo below the strongest agent within which an agent is `medium`
+/// ([`labels`]); further down it is `easy`.
+pub const MEDIUM_WITHIN: f64 = 400.0;
+
+/// Plain labels of the agents' strength at one player count, strongest
+/// first: the best-rated agent is `strongest`; the others are `hard` within
+/// [`HARD_WITHIN`] Elo of it, `medium` within [`MEDIUM_WITHIN`], `easy`
+/// below.
+pub fn labels(tally: &CountTally) -> Vec<(String, &'static str)> {
+    let mut rows = ratings(tally);
+    rows.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+    let best = rows.first().map_or(0.0, |r| r.elo);
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let gap = best - r.elo;
+            let label = match i {
+                0 => "strongest",
+                _ if gap <= HARD_WITHIN => "hard",
+                _ if gap <= MEDIUM_WITHIN => "medium",
+                _ => "easy",
+            };
+            (r.agent, label)
+        })
+        .collect()
+}
+
 /// The ladder as text tables, one per player count, best first.
 pub fn table(r: &LadderResults) -> String {
     use std::fmt::Write;
@@ -513,6 +544,24 @@ mod tests {
         // Nothing played: both at the reference.
         let (theta, _) = bradley_terry(&[vec![0, 0], vec![0, 0]]);
         assert_eq!(theta, [0.0, 0.0]);
+    }
+
+    #[test]
+    fn labels_follow_the_gap_to_the_strongest() {
+        // a beats b 3:1 (≈ +191 Elo over b), b and c level, d loses all.
+        let tally = CountTally {
+            players: 2,
+            config: Value::Null,
+            games: 0,
+            by_agent: ["a", "b", "c", "d"]
+                .iter()
+                .map(|n| EntrantStats { name: n.to_string(), ..Default::default() })
+                .collect(),
+            points: vec![vec![0, 600, 600, 400], vec![200, 0, 400, 400], vec![200, 400, 0, 400], vec![0, 0, 0, 0]],
+        };
+        let l = labels(&tally);
+        assert_eq!(l[0], ("a".to_string(), "strongest"));
+        assert_eq!((l[1].1, l[2].1, l[3].1), ("medium", "medium", "easy"), "{l:?}");
     }
 
     #[test]

@@ -18,12 +18,17 @@ pub struct TestServer {
 
 /// The games every test server serves.
 pub async fn start(config: ServerConfig) -> TestServer {
-    let server = Server::builder(config)
-        .game::<korovan_core::Korovan>()
-        .game::<caravan_core::Caravan>()
-        .build()
-        .await
-        .expect("server builds");
+    start_with_lobby(config, Vec::new()).await
+}
+
+/// [`start`], with the lobby's ratings of some games (engine name, ratings).
+#[allow(dead_code)] // not every test binary rates its lobby
+pub async fn start_with_lobby(config: ServerConfig, lobby: Vec<(&str, boardgame_server::LobbyRatings)>) -> TestServer {
+    let mut builder = Server::builder(config).game::<korovan_core::Korovan>().game::<caravan_core::Caravan>();
+    for (game, ratings) in lobby {
+        builder = builder.lobby(game, ratings).expect("the lobby's ratings fit");
+    }
+    let server = builder.build().await.expect("server builds");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
