@@ -116,7 +116,9 @@ pub use proptest;
 mod words;
 
 pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
-pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
+pub use arena::{
+    AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval, wilson_interval_at,
+};
 pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat};
 pub use bots::{
     AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS, HEURISTIC_FLAT_BASE_MARGIN, HEURISTIC_FLAT_DEPTH,

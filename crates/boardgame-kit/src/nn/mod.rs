@@ -62,9 +62,8 @@
 //! scratch of a forward pass more than [`MAX_ACTIVATION`] entries a
 //! buffer).
 //!
-//! Version 1 (an MLP only, the widths in the header, the text after them)
-//! is refused by [`Network::from_bytes`] with [`WeightsError::Version`];
-//! [`upgrade_v1`] reads one so that it can be written again as version 2.
+//! A file of another format version is refused by [`Network::from_bytes`]
+//! with [`WeightsError::Version`].
 
 mod graph;
 mod mlp;
@@ -74,10 +73,10 @@ mod weights;
 use std::sync::Arc;
 
 pub use graph::{Conv, Graph, GraphScratch, MAX_ACTIVATION, MAX_OPS, MAX_SLOTS, Op};
-pub use mlp::{Layer, Mlp, MlpError, MlpScratch};
+pub use mlp::{Layer, Mlp, MlpScratch, NetError};
 pub use tower::Tower;
 pub use weights::{
-    MAGIC, MAX_LAYERS, MAX_PARAMETERS, MAX_TEXT, NetScratch, Network, WEIGHTS_FORMAT_VERSION, WeightsError, upgrade_v1,
+    MAGIC, MAX_LAYERS, MAX_PARAMETERS, MAX_TEXT, NetScratch, Network, WEIGHTS_FORMAT_VERSION, WeightsError,
 };
 
 use crate::{ActionBuffer, Agent, Budget, Game, GameRng, IsMctsAgent, LeafValue, Turn};

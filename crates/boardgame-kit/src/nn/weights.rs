@@ -4,7 +4,7 @@
 //! The format is described in the module docs of [`crate::nn`].
 
 use super::graph::{Conv, Graph, GraphScratch, MAX_ACTIVATION, MAX_OPS, Op};
-use super::mlp::{Layer, Mlp, MlpError, MlpScratch};
+use super::mlp::{Layer, Mlp, MlpScratch, NetError};
 
 /// The magic bytes a weights file starts with.
 pub const MAGIC: [u8; 4] = *b"BGNN";
@@ -24,10 +24,7 @@ pub enum WeightsError {
     #[error("not a weights file (it does not start with \"BGNN\")")]
     Magic,
     /// A format version this crate does not read.
-    #[error(
-        "weights format version {found} is not supported (this crate reads version {WEIGHTS_FORMAT_VERSION}; \
-         `boardgame_kit::nn::upgrade_v1` converts a version-1 file)"
-    )]
+    #[error("weights format version {found} is not supported (this crate reads version {WEIGHTS_FORMAT_VERSION})")]
     Version {
         /// The file's version.
         found: u16,
@@ -299,8 +296,8 @@ impl Network {
     /// buffers of `scratch` ([`Network::scratch`]): nothing is allocated.
     ///
     /// # Errors
-    /// [`MlpError::Buffer`] when `input`, `out` or `scratch` do not fit.
-    pub fn forward(&self, input: &[f32], scratch: &mut NetScratch, out: &mut [f32]) -> Result<(), MlpError> {
+    /// [`NetError::Buffer`] when `input`, `out` or `scratch` do not fit.
+    pub fn forward(&self, input: &[f32], scratch: &mut NetScratch, out: &mut [f32]) -> Result<(), NetError> {
         match &self.body {
             Body::Mlp(m) => m.forward(input, &mut scratch.mlp, out),
             Body::Graph(g) => g.forward(input, &mut scratch.graph, out),
@@ -385,8 +382,8 @@ impl Network {
     /// Reads a weights file (format version [`WEIGHTS_FORMAT_VERSION`]).
     ///
     /// # Errors
-    /// A [`WeightsError`] naming what is wrong with the bytes; a version-1
-    /// file is [`WeightsError::Version`] (see [`upgrade_v1`]).
+    /// A [`WeightsError`] naming what is wrong with the bytes; a file of
+    /// another format version is [`WeightsError::Version`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WeightsError> {
         let mut r = Reader { bytes, at: 0 };
         let Header { game, obs_len, policy_len, value_len } = r.header(WEIGHTS_FORMAT_VERSION)?;
@@ -478,62 +475,6 @@ impl Network {
         let graph = Graph::new(obs_len, outputs, ops).map_err(|e| WeightsError::Shape(e.to_string()))?;
         Network::from_graph(game, policy_len, value_len, text, graph)
     }
-}
-
-/// Reads a weights file of format version 1 (an MLP: the widths in the
-/// header, then the text, then the parameters), to be written again as
-/// version 2 with [`Network::to_bytes`]: the conversion of old files (the
-/// engines' shipped networks were converted so, outputs unchanged bit for
-/// bit). Version 2 is refused here.
-///
-/// # Errors
-/// As [`Network::from_bytes`], for the version-1 layout.
-pub fn upgrade_v1(bytes: &[u8]) -> Result<Network, WeightsError> {
-    let mut r = Reader { bytes, at: 0 };
-    let Header { game, obs_len, policy_len, value_len } = r.header(1)?;
-    let n_layers = usize::from(r.take(1, "the number of layers")?[0]);
-    if n_layers == 0 || n_layers > MAX_LAYERS {
-        return Err(WeightsError::Shape(format!("{n_layers} layers (1 to {MAX_LAYERS})")));
-    }
-    let mut widths = [0usize; MAX_LAYERS + 1];
-    for w in widths.iter_mut().take(n_layers + 1) {
-        *w = r.u32("the widths")? as usize;
-    }
-    let widths = &widths[..=n_layers];
-    let mut params = 0usize;
-    for w in widths.windows(2) {
-        if w[0] == 0 || w[1] == 0 || w[0] > MAX_PARAMETERS || w[1] > MAX_PARAMETERS {
-            return Err(WeightsError::Shape(format!("widths {widths:?}")));
-        }
-        params = params.saturating_add(w[0] * w[1] + w[1]);
-    }
-    if params > MAX_PARAMETERS {
-        return Err(WeightsError::Shape(format!("{params} parameters (at most {MAX_PARAMETERS})")));
-    }
-    let text_len = r.u32("the text's length")? as usize;
-    if text_len > MAX_TEXT {
-        return Err(WeightsError::Shape(format!("a text of {text_len} bytes (at most {MAX_TEXT})")));
-    }
-    let text = std::str::from_utf8(r.take(text_len, "the text")?).map_err(|_| WeightsError::Utf8("text"))?;
-    let left = bytes.len() - r.at;
-    if left < 4 * params + 8 {
-        return Err(WeightsError::Truncated { field: "the parameters", needed: 4 * params + 8, left });
-    }
-    let mut layers = Vec::with_capacity(n_layers);
-    for (k, w) in widths.windows(2).enumerate() {
-        let mut l = Layer::zeros(w[0], w[1]);
-        for (index, x) in l.weights.iter_mut().chain(l.bias.iter_mut()).enumerate() {
-            let v = f32::from_le_bytes(r.array("the parameters")?);
-            if !v.is_finite() {
-                return Err(WeightsError::NonFinite { layer: k, index });
-            }
-            *x = v;
-        }
-        layers.push(l);
-    }
-    r.checksum()?;
-    let mlp = Mlp::new(layers).map_err(|e| WeightsError::Shape(e.to_string()))?;
-    Network::new(game, obs_len, policy_len, value_len, text, mlp)
 }
 
 /// FNV-1a, 64 bits: the weights file's checksum (against corruption, not
@@ -651,8 +592,8 @@ mod tests {
         }
     }
 
-    /// The version-1 file of an MLP network (the old writer, for the
-    /// conversion's tests).
+    /// The version-1 file of an MLP network (the layout of format version
+    /// 1), which the reader refuses.
     fn v1_bytes(n: &Network) -> Vec<u8> {
         let mlp = n.mlp().unwrap();
         let mut b = Vec::new();
@@ -680,23 +621,12 @@ mod tests {
     }
 
     #[test]
-    fn a_version_1_file_is_refused_and_upgrades_unchanged() {
+    fn a_version_1_file_is_refused() {
         let n = net();
         let old = v1_bytes(&n);
         let e = Network::from_bytes(&old).unwrap_err();
         assert_eq!(e, WeightsError::Version { found: 1 });
-        assert!(e.to_string().contains("upgrade_v1"), "{e}");
-        let up = upgrade_v1(&old).unwrap();
-        assert_eq!(up, n);
-        assert_eq!(Network::from_bytes(&up.to_bytes()).unwrap(), n);
-        assert_eq!(upgrade_v1(&n.to_bytes()), Err(WeightsError::Version { found: 2 }));
-        for cut in 0..old.len() {
-            assert!(upgrade_v1(&old[..cut]).is_err(), "cut at {cut}");
-        }
-        let mut flipped = old.clone();
-        let at = flipped.len() - 20;
-        flipped[at] ^= 4;
-        assert!(upgrade_v1(&flipped).is_err());
+        assert!(e.to_string().contains("version 2"), "{e}");
     }
 
     #[test]
