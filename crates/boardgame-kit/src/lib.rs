@@ -95,6 +95,7 @@ mod arena;
 pub mod batch;
 mod bots;
 pub mod conformance;
+mod digest;
 mod driver;
 mod game;
 mod learned_check;
@@ -124,6 +125,7 @@ pub use bots::{
     AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS, HEURISTIC_FLAT_BASE_MARGIN, HEURISTIC_FLAT_DEPTH,
     HEURISTIC_FLAT_MARGIN, HEURISTIC_FLAT_TEMPERATURE, MAX_BUDGET_TIME, MAX_ITERATIONS, Temperature,
 };
+pub use digest::Fnv1a;
 pub use driver::{
     AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_boxed, play_from,
     play_game,

@@ -477,10 +477,9 @@ impl Network {
     }
 }
 
-/// FNV-1a, 64 bits: the weights file's checksum (against corruption, not
-/// tampering).
+/// The weights file's checksum: FNV-1a 64 of every byte before it.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+    crate::Fnv1a::of(bytes)
 }
 
 struct Reader<'a> {
