@@ -237,9 +237,9 @@ fn every_relative_link_and_anchor_of_the_docs_resolves() {
 
 #[test]
 fn anchors_follow_github() {
-    let page = "# The `boardgame` binary\n## Korovan: PPO (fifth session)\n## Notes\n## Notes\n```\n# not a heading\n```\n<a id=\"here\"></a>\n";
+    let page = "# The `boardgame` binary\n## Korovan: PPO (from a fresh network)\n## Notes\n## Notes\n```\n# not a heading\n```\n<a id=\"here\"></a>\n";
     let found = anchors(page);
-    for a in ["the-boardgame-binary", "korovan-ppo-fifth-session", "notes", "notes-1", "here"] {
+    for a in ["the-boardgame-binary", "korovan-ppo-from-a-fresh-network", "notes", "notes-1", "here"] {
         assert!(found.contains(a), "{a} in {found:?}");
     }
     assert!(!found.contains("not-a-heading"));

@@ -1,4 +1,4 @@
-"""Issue 31: the PyTorch networks exported as BGNN version 2 give the
+"""The PyTorch networks exported as BGNN version 2 give the
 Rust forward pass's outputs to 1e-4 (parity), the Rust self-play is seeded
 and reproducible, and the expert-iteration trainer's quick mode trains,
 exports, and its network plays in Rust — reproducibly."""
