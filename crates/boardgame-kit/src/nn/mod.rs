@@ -1,6 +1,7 @@
-//! Learned agents: a small policy-and-value network ([`Network`]: an
-//! [`Mlp`], or a [`Graph`] of typed layers — 3×3 convolutions over board
-//! planes, residual blocks, pooling, dense heads) read from a versioned
+//! Learned agents: a small policy-and-value network ([`Network`]: a
+//! [`Graph`] of typed layers — dense layers as in an [`Mlp`], 3×3
+//! convolutions over board planes, residual blocks, pooling, dense heads)
+//! read from a versioned
 //! weights file (format version 2, [below](#the-weights-file-format-version-2)),
 //! played in plain Rust.
 //!
@@ -52,7 +53,7 @@
 //! input-major); 7 `Relu`: none; 8 `Store`, 9 `Load`, 10 `Add`, 11 `Concat`:
 //! the slot (0 to 3); 12 `GlobalAvgPool`: channels, positions; 13 `Output`:
 //! the offset. An MLP is the graph `Input(0, inputs)`, `Dense`, `Relu`, …,
-//! `Dense`, `Output(0)`, and is read back as an [`Mlp`].
+//! `Dense`, `Output(0)` ([`Network::mlp`] gives it back as an [`Mlp`]).
 //!
 //! A file that is cut short, has bytes after its checksum, a wrong magic,
 //! version or checksum, a graph whose shapes do not chain ([`Graph::new`]),

@@ -1,10 +1,10 @@
-//! [`Network`]: a policy-and-value network for one game — an [`Mlp`] or a
-//! [`Graph`] of typed layers — and its versioned weights file.
+//! [`Network`]: a policy-and-value network for one game — a [`Graph`] of
+//! typed layers — and its versioned weights file.
 //!
 //! The format is described in the module docs of [`crate::nn`].
 
 use super::graph::{Conv, Graph, GraphScratch, MAX_ACTIVATION, MAX_OPS, Op};
-use super::mlp::{Layer, Mlp, MlpScratch, NetError};
+use super::mlp::{Layer, Mlp, NetError};
 
 /// The magic bytes a weights file starts with.
 pub const MAGIC: [u8; 4] = *b"BGNN";
@@ -74,8 +74,8 @@ pub enum WeightsError {
     },
 }
 
-/// A policy-and-value network for one game: an [`Mlp`] or a [`Graph`]
-/// from the network's input to `policy_len` policy logits followed by
+/// A policy-and-value network for one game: a [`Graph`] (an [`Mlp`] is one
+/// of dense layers) from the network's input to `policy_len` policy logits followed by
 /// `value_len` value logits, with the game's name and a free text saying
 /// how it was trained.
 ///
@@ -97,27 +97,20 @@ pub struct Network {
     policy_len: usize,
     value_len: usize,
     text: String,
-    body: Body,
-}
-
-/// What computes a [`Network`]'s outputs.
-#[derive(Clone, Debug, PartialEq)]
-enum Body {
-    Mlp(Mlp),
-    Graph(Graph),
+    graph: Graph,
 }
 
 /// The buffers of [`Network::forward`], made once ([`Network::scratch`])
 /// and reused for every call.
 #[derive(Clone, Debug, Default)]
 pub struct NetScratch {
-    mlp: MlpScratch,
     graph: GraphScratch,
 }
 
 impl Network {
-    /// A network over `mlp`, checked: its inputs are `obs_len` and its
-    /// outputs `policy_len + value_len`.
+    /// A network over `mlp` (held as its [`Graph`] of dense layers, which
+    /// computes the MLP's outputs bit for bit), checked: its inputs are
+    /// `obs_len` and its outputs `policy_len + value_len`.
     ///
     /// # Errors
     /// [`WeightsError::Shape`] when the sizes disagree or a length is 0.
@@ -133,7 +126,7 @@ impl Network {
             return Err(WeightsError::Shape(format!("{} layers (at most {MAX_LAYERS})", mlp.layers().len())));
         }
         let (inputs, outputs, params) = (mlp.inputs(), mlp.outputs(), mlp.num_parameters());
-        Self::checked(game, obs_len, policy_len, value_len, text, inputs, outputs, params, Body::Mlp(mlp))
+        Self::checked(game, obs_len, policy_len, value_len, text, inputs, outputs, params, Graph::from_mlp(&mlp))
     }
 
     /// A network over `graph` (its inputs are the network's input, its
@@ -149,11 +142,7 @@ impl Network {
         graph: Graph,
     ) -> Result<Self, WeightsError> {
         let (inputs, outputs, params) = (graph.inputs(), graph.outputs(), graph.num_parameters());
-        let body = match graph.to_mlp() {
-            Some(mlp) if mlp.layers().len() <= MAX_LAYERS => Body::Mlp(mlp),
-            _ => Body::Graph(graph),
-        };
-        Self::checked(game, inputs, policy_len, value_len, text, inputs, outputs, params, body)
+        Self::checked(game, inputs, policy_len, value_len, text, inputs, outputs, params, graph)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -166,7 +155,7 @@ impl Network {
         inputs: usize,
         outputs: usize,
         params: usize,
-        body: Body,
+        graph: Graph,
     ) -> Result<Self, WeightsError> {
         let shape = |m: String| Err(WeightsError::Shape(m));
         if obs_len == 0 || policy_len == 0 {
@@ -184,7 +173,7 @@ impl Network {
         if game.len() > 255 || text.len() > MAX_TEXT {
             return shape("the game's name or the text is too long".into());
         }
-        Ok(Network { game: game.to_string(), obs_len, policy_len, value_len, text: text.to_string(), body })
+        Ok(Network { game: game.to_string(), obs_len, policy_len, value_len, text: text.to_string(), graph })
     }
 
     /// A network with `hidden` layer widths and small deterministic
@@ -254,41 +243,23 @@ impl Network {
     pub fn set_text(&mut self, text: &str) {
         self.text = text.chars().take(MAX_TEXT / 4).collect();
     }
-    /// The network when it is an MLP (a graph of dense layers is one).
-    pub fn mlp(&self) -> Option<&Mlp> {
-        match &self.body {
-            Body::Mlp(m) => Some(m),
-            Body::Graph(_) => None,
-        }
+    /// The network as an MLP, when its graph is one (dense layers with
+    /// ReLU between them, at most [`MAX_LAYERS`] of them).
+    pub fn mlp(&self) -> Option<Mlp> {
+        self.graph.to_mlp().filter(|m| m.layers().len() <= MAX_LAYERS)
     }
-    /// The MLP, for a trainer (shapes must stay as they are).
-    pub fn mlp_mut(&mut self) -> Option<&mut Mlp> {
-        match &mut self.body {
-            Body::Mlp(m) => Some(m),
-            Body::Graph(_) => None,
-        }
-    }
-    /// The network as a [`Graph`] (an MLP's is made on the call).
-    pub fn graph(&self) -> std::borrow::Cow<'_, Graph> {
-        match &self.body {
-            Body::Mlp(m) => std::borrow::Cow::Owned(Graph::from_mlp(m)),
-            Body::Graph(g) => std::borrow::Cow::Borrowed(g),
-        }
+    /// The network's [`Graph`].
+    pub fn graph(&self) -> &Graph {
+        &self.graph
     }
     /// The number of parameters (weights and biases).
     pub fn num_parameters(&self) -> usize {
-        match &self.body {
-            Body::Mlp(m) => m.num_parameters(),
-            Body::Graph(g) => g.num_parameters(),
-        }
+        self.graph.num_parameters()
     }
 
     /// Buffers for [`Network::forward`].
     pub fn scratch(&self) -> NetScratch {
-        match &self.body {
-            Body::Mlp(m) => NetScratch { mlp: MlpScratch::for_mlp(m), graph: GraphScratch::default() },
-            Body::Graph(g) => NetScratch { mlp: MlpScratch::default(), graph: GraphScratch::for_graph(g) },
-        }
+        NetScratch { graph: GraphScratch::for_graph(&self.graph) }
     }
 
     /// Writes the network's [`outputs`](Network::outputs) for `input`
@@ -298,10 +269,7 @@ impl Network {
     /// # Errors
     /// [`NetError::Buffer`] when `input`, `out` or `scratch` do not fit.
     pub fn forward(&self, input: &[f32], scratch: &mut NetScratch, out: &mut [f32]) -> Result<(), NetError> {
-        match &self.body {
-            Body::Mlp(m) => m.forward(input, &mut scratch.mlp, out),
-            Body::Graph(g) => g.forward(input, &mut scratch.graph, out),
-        }
+        self.graph.forward(input, &mut scratch.graph, out)
     }
 
     /// Checks that the network is for `game` with these lengths.
@@ -669,8 +637,9 @@ mod tests {
         let e = Network::from_bytes(&b).unwrap_err();
         assert!(matches!(&e, WeightsError::Shape(m) if m.contains("dense layer of 4 inputs for 5")), "{e}");
         // A NaN parameter with a recomputed checksum.
-        let mut n = net();
-        n.mlp_mut().unwrap().layers_mut()[1].bias[2] = f32::NAN;
+        let mut mlp = net().mlp().unwrap();
+        mlp.layers_mut()[1].bias[2] = f32::NAN;
+        let n = Network::new("hidden-nim", 5, 3, 2, "test net", mlp).unwrap();
         let b = n.to_bytes();
         assert_eq!(Network::from_bytes(&b), Err(WeightsError::NonFinite { layer: 1, index: 6 * 4 + 2 }));
     }
@@ -696,8 +665,8 @@ mod tests {
             Op::Output { offset: 12 },
         ];
         let g = Graph::new(8, 14, ops).unwrap();
-        let mut n = Network::from_graph("g", 12, 2, "a graph", g).unwrap();
-        assert!(n.mlp().is_none() && n.mlp_mut().is_none());
+        let n = Network::from_graph("g", 12, 2, "a graph", g).unwrap();
+        assert!(n.mlp().is_none());
         assert_eq!(n.num_parameters(), 9 * 2 * 3 + 3 + 6 + 2);
         let bytes = n.to_bytes();
         let back = Network::from_bytes(&bytes).unwrap();
@@ -710,7 +679,7 @@ mod tests {
         n.forward(&input, &mut n.scratch(), &mut out).unwrap();
         assert!(out.iter().all(|x| x.is_finite()) && out[..12].iter().any(|&x| x > 0.0), "{out:?}");
         assert!(n.forward(&input[1..], &mut n.scratch(), &mut out).is_err());
-        assert!(Network::from_graph("g", 12, 3, "", back.graph().into_owned()).is_err());
+        assert!(Network::from_graph("g", 12, 3, "", back.graph().clone()).is_err());
 
         // Every header and operation byte set to hostile values, the checksum
         // recomputed: read or refused, never a panic; what is read runs.
