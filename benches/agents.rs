@@ -1,10 +1,10 @@
-//! Cost per decision of every agent by name (issue 21: `docs/bots.md`,
-//! "Learned agents"): `random`, `heuristic`, `learned`, `learned:1`,
+//! Cost per decision of every agent by name (`docs/bots.md`, "Learned
+//! agents"): `random`, `heuristic`, `learned`, `learned:1`,
 //! `ismcts-h:100` and `learned-ismcts:100`, each asked for its move at the
 //! decisions of a seeded heuristic game (Korovan 5 players, Caravan 2).
 //!
 //! Caravan's `learned` is the residual convolution tower trained in
-//! PyTorch (issue 31: 16 channels, 2 blocks, the planner's move as input),
+//! PyTorch (16 channels, 2 blocks, the planner's move as input),
 //! so its row is the cost of a decision with a network that sees the board.
 //!
 //! `cargo bench --bench agents`

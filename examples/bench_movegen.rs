@@ -12,14 +12,24 @@
 //! `-- korovan`; criterion's own options follow `-- --bench`, e.g.
 //! `-- --bench --save-baseline before`). `--quick` measures for a moment
 //! only (`cargo test --examples` runs it so).
+//!
+//! Its baseline is its own: the measuring runs save their results in
+//! criterion's directory (`target/criterion`) under the group names
+//! `bench_movegen/korovan/legal_actions` and
+//! `bench_movegen/caravan/legal_actions`, which no other benchmark uses, so
+//! a run compares against the previous measuring run of this example only.
+//! The quick runs (`--quick`, `cargo test`) write to a directory of their own
+//! under the system's temporary directory and remove it, so they leave no
+//! baseline behind.
 
 use std::hint::black_box;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use boardgame_kit::{Game, GameRng, Turn, random_action};
-use caravan_core::{Caravan, CaravanConfig};
+use boardgames::caravan::{Caravan, CaravanConfig};
+use boardgames::kit::{Game, GameRng, Turn, random_action};
+use boardgames::korovan::{Korovan, KorovanConfig};
 use criterion::{Criterion, Throughput};
-use korovan_core::{Korovan, KorovanConfig};
 
 /// `count` positions of `config`, from seeds `0..count`: each a random walk
 /// of up to `max_len` actions, continued to the next player decision (so
@@ -48,10 +58,14 @@ fn positions<G: Game>(config: &G::Config, count: u64, max_len: u64) -> Vec<G> {
         .collect()
 }
 
+/// The first part of every group name: this example's results apart from
+/// any other benchmark's in criterion's directory.
+const GROUP_PREFIX: &str = "bench_movegen";
+
 /// Times `legal_actions` over every position of `set`, as one group named
 /// `name` with one benchmark per set.
 fn bench_legal<G: Game>(c: &mut Criterion, name: &str, sets: &[(&str, Vec<G>)]) {
-    let mut group = c.benchmark_group(format!("{name}/legal_actions"));
+    let mut group = c.benchmark_group(format!("{GROUP_PREFIX}/{name}/legal_actions"));
     let mut list = G::ActionList::default();
     for (label, set) in sets {
         group.throughput(Throughput::Elements(set.len() as u64));
@@ -91,7 +105,15 @@ fn benches(c: &mut Criterion, count: u64) {
     bench_legal(c, "caravan", &caravan);
 }
 
-/// A criterion that measures for a moment only (CI, a first look).
+/// Where a quick run writes criterion's files: a directory of this process
+/// under the system's temporary directory, removed when the run ends.
+fn quick_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("bench_movegen-quick-{}", std::process::id()))
+}
+
+/// A criterion that measures for a moment only (CI, a first look), writing
+/// to [`quick_dir`]: its figures never become the baseline of a measuring
+/// run.
 fn quick() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(20))
@@ -99,6 +121,7 @@ fn quick() -> Criterion {
         .sample_size(10)
         .nresamples(1000)
         .without_plots()
+        .output_directory(&quick_dir())
 }
 
 /// How the example was asked to run: `--quick`, criterion's own options
@@ -126,6 +149,9 @@ fn main() {
     let mut c = criterion_for(&args);
     benches(&mut c, if quick_mode { 20 } else { 500 });
     c.final_summary();
+    if quick_mode {
+        let _ = std::fs::remove_dir_all(quick_dir());
+    }
 }
 
 #[cfg(test)]
@@ -169,5 +195,7 @@ mod tests {
     fn the_benchmarks_run_quickly() {
         let mut c = quick();
         benches(&mut c, 5);
+        assert!(quick_dir().is_dir(), "a quick run writes to its own directory");
+        let _ = std::fs::remove_dir_all(quick_dir());
     }
 }

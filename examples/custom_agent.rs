@@ -18,8 +18,8 @@
 //! Run with `cargo run --release --example custom_agent` (`--quick` plays a
 //! handful of games; `cargo test --examples` runs it so).
 
-use boardgame_kit::{Agent, Arena, ArenaReport, Entrant, Game, GameRng, RandomAgent};
-use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic};
+use boardgames::caravan::{Caravan, CaravanConfig, CaravanHeuristic};
+use boardgames::kit::{Agent, Arena, ArenaReport, Entrant, Game, GameRng, RandomAgent};
 
 /// One-action lookahead on the points margin.
 #[derive(Clone, Debug, Default)]
@@ -130,7 +130,7 @@ mod tests {
         let mut rng = GameRng::new(5);
         let mut seen = 0;
         while !state.is_terminal() && seen < 40 {
-            if let boardgame_kit::Turn::Player(seat) = state.turn() {
+            if let boardgames::kit::Turn::Player(seat) = state.turn() {
                 let choice = Greedy.act(&state, seat, &mut rng);
                 let mut after = state;
                 after.apply(choice).expect("greedy plays legal actions");
@@ -143,7 +143,7 @@ mod tests {
                 }
                 seen += 1;
             }
-            let a = boardgame_kit::random_action(&state, &mut rng).expect("the game goes on");
+            let a = boardgames::kit::random_action(&state, &mut rng).expect("the game goes on");
             state.apply(a).expect("legal");
         }
         assert!(seen > 0);

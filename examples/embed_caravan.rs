@@ -4,8 +4,8 @@
 //!
 //! Run with `cargo run --release --example embed_caravan [seed]`.
 
-use boardgame_kit::{Agent, Game, GameRng, RandomAgent, Turn, sample_chance};
-use caravan_core::{Act, Action, Caravan, CaravanConfig, Cargo, Square};
+use boardgames::caravan::{Act, Action, Caravan, CaravanConfig, Cargo, Square};
+use boardgames::kit::{Agent, Game, GameRng, RandomAgent, Turn, sample_chance};
 
 /// A greedy policy, written against the public API only: deliver if it can;
 /// move a good closer to its city; lay a chain of camels from a laden camel
@@ -86,5 +86,5 @@ fn main() {
         let who = if seat == 0 { "greedy" } else { "random" };
         println!("P{seat} ({who}): {} points, {} goods delivered", game.score(seat), game.delivered_count(seat));
     }
-    println!("outcome: {:?}", game.outcome());
+    println!("outcome: {:?}", game.outcome().expect("the game is over"));
 }

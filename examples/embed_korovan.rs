@@ -2,8 +2,8 @@
 //! by a small scripted policy, the others by the kit's random agent.
 //! Run with `cargo run --example embed_korovan`.
 
-use boardgame_kit::{Agent, Game, GameRng, RandomAgent, Turn, sample_chance};
-use korovan_core::{Action, Korovan, KorovanConfig, Phase};
+use boardgames::kit::{Agent, Game, GameRng, RandomAgent, Turn, sample_chance};
+use boardgames::korovan::{Action, Korovan, KorovanConfig, Phase};
 
 /// Seat 0's policy: defend when ambushed, steer to a card it knows is Empty,
 /// otherwise act like the random agent. It reads only its own observation,

@@ -9,9 +9,9 @@
 
 use std::process::ExitCode;
 
-use boardgame_kit::{Game, GameRng, playout};
-use caravan_core::{Caravan, CaravanConfig};
-use korovan_core::{Korovan, KorovanConfig};
+use boardgames::caravan::{Caravan, CaravanConfig};
+use boardgames::kit::{Game, GameRng, playout};
+use boardgames::korovan::{Korovan, KorovanConfig};
 
 fn run<G: Game>(config: &G::Config, games: u64, seed: u64) -> Result<u64, String> {
     let start = G::new_game(config).map_err(|e| e.to_string())?;

@@ -1,6 +1,5 @@
 //! Property-testing a rule invariant of your own over **reachable** states,
-//! with the kit's proptest strategies (`boardgame_kit::strategy`, feature
-//! `proptest`) and proptest's `TestRunner`:
+//! with the kit's proptest strategies and proptest's `TestRunner`:
 //!
 //! * Korovan: the cows of all players always add up to N·(N+1) (K-1.2);
 //! * Caravan: every kind of good keeps its number of cubes, wherever the
@@ -12,13 +11,21 @@
 //!
 //! Run with `cargo run --example proptest_invariants` (add `--quick` for a
 //! few cases; `cargo test --examples` runs it in that mode).
+//!
+//! In a crate of your own, the facade's feature `proptest` is all it needs:
+//! `boardgames = { path = "...", features = ["proptest"] }` gives the
+//! strategies (`boardgames::kit::strategy`) and the `proptest` crate itself
+//! (`boardgames::proptest`, whose prelude brings `proptest!`,
+//! `prop_assert!` and `Strategy`), with no `proptest` dependency of your
+//! own. The tests below use both forms: a `TestRunner`, and the `proptest!`
+//! macro.
 
-use boardgame_kit::Game;
-use boardgame_kit::strategy::{Walk, reachable_walk};
-use caravan_core::{Caravan, CaravanConfig, Cargo, FULL_BAG, KINDS};
-use korovan_core::{Korovan, KorovanConfig};
-use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use boardgames::caravan::{Caravan, CaravanConfig, Cargo, FULL_BAG, KINDS};
+use boardgames::kit::Game;
+use boardgames::kit::strategy::{Walk, reachable_walk};
+use boardgames::korovan::{Korovan, KorovanConfig};
+use boardgames::proptest::prelude::*;
+use boardgames::proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 /// Korovan with 3 to 9 players, walks of up to 400 actions (a whole game
 /// is about 150 to 400).
@@ -89,6 +96,18 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    proptest! {
+        #![proptest_config(Config { cases: 8, failure_persistence: None, ..Config::default() })]
+
+        /// The macro form of the same property: one `#[test]` per property.
+        #[test]
+        fn cows_are_conserved_in_the_macro_form(walk in korovan_walks()) {
+            cows_are_conserved(walk)?;
+        }
+    }
+
     #[test]
     fn the_invariants_hold_on_a_few_reachable_states() {
         super::check(16).expect("the invariants hold");
@@ -97,7 +116,6 @@ mod tests {
     /// The runner does catch a broken invariant (here: a wrong total).
     #[test]
     fn a_false_invariant_is_caught() {
-        use super::*;
         let mut runner = TestRunner::new(Config { cases: 16, failure_persistence: None, ..Config::default() });
         let wrong = runner.run(&korovan_walks(), |walk| {
             let n = walk.state.num_players();

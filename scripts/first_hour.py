@@ -1,5 +1,6 @@
-"""The researcher's first hour (issue 30), replayed by scripts/first-hour.sh:
-the Gymnasium registry with ``check_env``, ``make_vec``, PettingZoo's API
+"""The researcher's first hour, replayed by scripts/first-hour.sh: the
+Gymnasium registry with ``check_env`` and ``make``'s documented defaults,
+``make_vec``, PettingZoo's API
 test on both of Caravan's action spaces and on Korovan, and a policy
 evaluated against the built-in agents with its interval. Each step prints
 what it did and how long it took; any failure exits non-zero."""
@@ -44,6 +45,24 @@ def main():
             while not done:
                 obs, reward, done, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
             made.append(f"{env_id} {env.action_space} share {info['share']:.2f}")
+        return "; ".join(made)
+
+    @step("gymnasium.make's defaults are the documented ones")
+    def _():
+        import pathlib
+
+        from korovan_caravan import registration
+
+        doc = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "python.md").read_text(encoding="utf-8")
+        for text, where in ((doc, "docs/python.md"), (registration.__doc__, "korovan_caravan.registration")):
+            for fact in ("5 for Korovan, 3 for Caravan", "seat=0", "seat=None", 'reward="shares"', "players=2"):
+                assert fact in " ".join(text.split()), f"{where} does not state {fact!r}"
+        made = []
+        for env_id, players in (("korovan_caravan/Korovan-v0", 5), ("korovan_caravan/Caravan-v0", 3)):
+            inner = gymnasium.make(env_id).unwrapped
+            facts = (inner.num_players, inner._core.seat, inner.opponents, inner._core.reward)
+            assert facts == (players, 0, ["random"] * (players - 1), "shares"), facts
+            made.append(f"{env_id}: {players} players, learner at seat 0, random opponents, shares")
         return "; ".join(made)
 
     @step("gymnasium.make_vec")

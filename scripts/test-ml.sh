@@ -36,6 +36,7 @@ if ! "$VENV/bin/python" -c "import torch, sb3_contrib, gymnasium, matplotlib, py
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PACKAGES[@]}"
 fi
 
+echo "== the ML cache venv $VENV: $(du -sh "$VENV" 2>/dev/null | cut -f1)"
 echo "== pip install ./python into $VENV (build $PROFILE: $(scripts/maturin-args.sh "$PROFILE"))"
 MATURIN_PEP517_ARGS=$(scripts/maturin-args.sh "$PROFILE") \
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall ./python

@@ -46,7 +46,20 @@ if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
     exit 1
 fi
 wheel=${wheels[0]}
-echo "wheel: $(basename "$wheel"), $(du -k "$wheel" | cut -f1) KiB, built in ${built} s"
+size_kib=$(( $(stat -c %s "$wheel") / 1024 ))
+echo "wheel: $(basename "$wheel"), $size_kib KiB, built in ${built} s"
+# The size docs/python.md states ("The release wheel is **N KiB**") is this
+# build's, within 10%: a fact the build makes cannot go stale in the docs.
+stated=$(grep -o 'The release wheel is \*\*[0-9,]* KiB\*\*' docs/python.md | grep -o '[0-9,]*' | tr -d , || true)
+if [ -z "$stated" ]; then
+    echo "docs/python.md states no size of the release wheel (\"The release wheel is **N KiB**\")" >&2
+    exit 1
+fi
+if [ $(( size_kib * 10 )) -lt $(( stated * 9 )) ] || [ $(( size_kib * 10 )) -gt $(( stated * 11 )) ]; then
+    echo "docs/python.md states a $stated KiB wheel, the build made $size_kib KiB: update the figure" >&2
+    exit 1
+fi
+echo "ok  docs/python.md's $stated KiB is within 10% of the build's $size_kib KiB"
 
 . scripts/boardgame-bin.sh
 use_boardgame_bin "$TARGET" "the acceptance and Ray tests compare with it"

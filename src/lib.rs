@@ -73,6 +73,12 @@
 #![forbid(unsafe_code)]
 
 pub use boardgame_kit as kit;
+/// The `proptest` crate the kit's strategies ([`kit::strategy`]) are built
+/// on (feature `proptest`): `use boardgames::proptest::prelude::*;` brings
+/// `proptest!`, `prop_assert!` and the `Strategy` trait, with no
+/// `proptest` dependency of your own.
+#[cfg(feature = "proptest")]
+pub use boardgame_kit::proptest;
 pub use caravan_core as caravan;
 pub use korovan_core as korovan;
 

@@ -183,7 +183,7 @@ fn batch_step_allocates_nothing() {
     assert_batch_allocates_nothing::<Caravan>(config, 4, 1500, LegalFormat::Ids);
 }
 
-/// Issue 21: a `learned` decision (the observation tensor, the forward
+/// A `learned` decision (the observation tensor, the forward
 /// pass, the legal actions' policy indices, the choice and the kept
 /// policy) allocates nothing once the agent is built, greedy or sampled.
 fn assert_learned_allocates_nothing<G: boardgames::kit::nn::NetGame>(

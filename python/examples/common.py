@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -21,19 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-
-def wilson(p: float, n: int, z: float = 1.959963984540054):
-    """The 95% Wilson score interval of a proportion ``p`` over ``n`` trials
-    (the kit's ``wilson_interval``, with the share as the proportion)."""
-    if n == 0:
-        return (0.0, 1.0)
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    # exact at the ends (p = 0 or 1), where rounding would leave c - h a hair above 0
-    lo = 0.0 if p <= 0.0 else max(0.0, c - h)
-    hi = 1.0 if p >= 1.0 else min(1.0, c + h)
-    return (lo, hi)
+from korovan_caravan.evaluation import wilson_interval
 
 
 def evaluate(model, game: str, players: int, opponents: str, games: int, seed: int, **config) -> dict:
@@ -54,7 +41,7 @@ def evaluate(model, game: str, players: int, opponents: str, games: int, seed: i
             fresh = done & np.isnan(share)
             share[fresh] = info["final_info"]["share"][fresh]
     mean = float(share.mean())
-    lo, hi = wilson(mean, games)
+    lo, hi = wilson_interval(mean, games)
     return {"opponents": opponents, "games": games, "share": mean, "low": lo, "high": hi,
             "wins": int((share == 1.0).sum()), "fair": 1.0 / players}
 

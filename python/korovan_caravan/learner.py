@@ -105,6 +105,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ._korovan_caravan import InvalidActionError, _LearnerCore, load_game
+from ._rewards import zero_sum
 from .vector import _observation_box
 
 __all__ = ["LearnerEnv", "LearnerVectorEnv", "REWARDS", "SEAT_STREAM", "zero_sum"]
@@ -114,14 +115,6 @@ REWARDS = ("shares", "zero_sum")
 
 #: The stream label of a drawn learner seat: ``Rng(seed).child(SEAT_STREAM).index(players)``.
 SEAT_STREAM = 2**32 - 1
-
-
-def zero_sum(shares, players: int):
-    """The zero-sum form of shares (a number or an array) in a game of
-    ``players`` seats: ``(players·share − 1)/(players − 1)``."""
-    if players < 2:
-        raise ValueError("zero-sum rewards need at least 2 seats")
-    return (np.asarray(shares, dtype=np.float64) * players - 1.0) / (players - 1.0)
 
 
 def _check_reward(reward: str) -> str:

@@ -43,6 +43,8 @@ import pyspiel
 
 import korovan_caravan
 
+from ._rewards import zero_sum
+
 # What OpenSpiel needs to know of an engine beyond the Rust contract: its
 # long name and whether it is a game of perfect information.
 _ENGINE_FACTS = {
@@ -196,8 +198,7 @@ class BoardGameState(pyspiel.State):
     def returns(self):
         shares = self.inner.returns()
         if self.get_game().reward == "zero_sum" and self.inner.is_terminal():
-            n = len(shares)
-            return [(n * r - 1.0) / (n - 1.0) for r in shares]
+            return zero_sum(shares, len(shares)).tolist()
         return shares
 
     def __str__(self):

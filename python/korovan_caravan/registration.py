@@ -13,7 +13,22 @@ package itself first (Gymnasium's ``module:id`` form). The keyword
 arguments are those of :class:`~korovan_caravan.learner.LearnerEnv`
 (``players``, ``opponents``, ``seat``, ``reward``, ``shaping``,
 ``actions``, ``illegal``, ``seed`` and the configuration fields).
-``make`` gives a ``LearnerEnv`` (inside Gymnasium's usual wrappers);
+``make`` gives a ``LearnerEnv`` (inside Gymnasium's usual wrappers).
+
+Defaults: with no keyword arguments ``make`` builds ``LearnerEnv``'s own
+defaults — the game's default number of players (5 for Korovan, 3 for
+Caravan), the learner at seat 0 (``seat=0``), ``"random"`` in every other
+seat, ``reward="shares"``, no shaping, ``actions="auto"`` (Caravan's compact
+ids, Korovan's flat ids) and ``illegal="noop"``. The
+training examples of docs/learning.md pass their own set-up instead:
+``players=2`` for Caravan, ``seat=None`` (the learner's seat drawn per game,
+so one policy learns every seat), ``reward="zero_sum"`` and, for Caravan,
+``shaping=0.1``. The defaults stay those of ``LearnerEnv`` so that ``make``
+and the class build the same environment; pass the training set-up to train
+as the examples do::
+
+    env = gymnasium.make("korovan_caravan/Caravan-v0", players=2, seat=None, reward="zero_sum", shaping=0.1)
+
 ``make_vec`` gives a :class:`~korovan_caravan.learner.LearnerVectorEnv`
 (its ``vector_entry_point``: the games are stepped together in Rust;
 ``vectorization_mode="sync"`` or ``"async"`` builds Gymnasium's own vector

@@ -47,6 +47,22 @@ def test_make_passes_the_players_opponents_and_reward(env_id):
     assert -1.0 <= total <= 1.0 and "share" in info
 
 
+@pytest.mark.parametrize("env_id,players,actions", [
+    ("korovan_caravan/Korovan-v0", 5, "flat"),
+    ("korovan_caravan/Caravan-v0", 3, "compact"),
+])
+def test_make_defaults_are_the_documented_ones(env_id, players, actions):
+    # the defaults docs/python.md and korovan_caravan.registration state
+    inner = gymnasium.make(env_id).unwrapped
+    assert inner.num_players == players
+    assert inner._core.seat == 0
+    assert inner.opponents == ["random"] * (players - 1)
+    assert inner._core.reward == "shares"
+    assert inner._core.shaping == 0.0
+    assert inner.actions == actions
+    assert inner.inputs == "observation"
+
+
 @pytest.mark.parametrize("env_id", list(GAMES))
 def test_check_env_passes_without_warnings(env_id):
     with warnings.catch_warnings():

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import korovan_caravan
-from korovan_caravan.learn import nn_forward, nn_match, ppo
+from korovan_caravan.learn import nn_forward, nn_match, ppo, rollout
 from korovan_caravan.learn.export import mlp_from_bytes, to_bytes, tower_from_bytes
 from korovan_caravan.learn.nets import KOROVAN_INPUTS, TowerNet, make_net
 
@@ -92,11 +92,17 @@ def test_advantages_bootstrap_from_the_next_value_and_stop_at_a_games_end():
     values = np.array([[0.2], [0.5], [0.3]], np.float32)
     last = np.array([0.4], np.float32)
     lam = 0.5
-    adv = ppo.advantages(rewards, dones, values, last, lam)
+    adv = rollout.advantages(rewards, dones, values, last, lam)
     d2 = 0.0 + 0.4 - 0.3
     d1 = 1.0 - 0.5  # the game ended: nothing after it
     d0 = 0.0 + 0.5 - 0.2
     np.testing.assert_allclose(adv[:, 0], [d0 + lam * d1, d1, d2], atol=1e-6)
+    # the buffer's samples: returns are advantages plus values, one row a decision
+    buf = rollout.Rollout(3, 1, 2, 4)
+    buf.rew[:], buf.done[:], buf.val[:] = rewards, dones, values
+    flat = buf.samples(last, lam)
+    assert flat["obs"].shape == (3, 2) and flat["mask"].shape == (3, 4)
+    np.testing.assert_allclose(flat["ret"].numpy(), adv[:, 0] + values[:, 0], atol=1e-6)
 
 
 def _quick(out, *extra):

@@ -1,4 +1,4 @@
-//! `boardgame train`: a thin launcher of the PyTorch trainer (issue 31).
+//! `boardgame train`: a thin launcher of the PyTorch trainers.
 //!
 //! It runs `<python> -m korovan_caravan.learn.expert_iteration ARGS...`
 //! (or, when the first argument names a trainer, `boardgame train ppo

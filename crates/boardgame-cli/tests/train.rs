@@ -1,4 +1,4 @@
-//! `boardgame train`, the thin launcher of the PyTorch trainer (issue 31):
+//! `boardgame train`, the thin launcher of the PyTorch trainers:
 //! it runs `$BOARDGAME_PYTHON -m korovan_caravan.learn.expert_iteration
 //! ARGS...`. No test needs Python: `BOARDGAME_PYTHON` names a missing
 //! file or a small shell script that stands in for the interpreter.

@@ -120,7 +120,7 @@ impl EntrantStats {
     /// `[0, 1]` can have, `p(1 − p)/n` — exact for games without draws,
     /// conservative with them, and never collapsed to a point at 0% or 100%.
     pub fn win_share_interval(&self) -> (f64, f64) {
-        wilson_at(self.win_share(), self.games, 1.959_963_984_540_054)
+        wilson_interval_at(self.win_share(), self.games, 1.959_963_984_540_054)
     }
 
     /// Games lost (0 for an inconsistent tally with more wins and draws
@@ -152,11 +152,23 @@ pub fn wilson_interval(successes: u64, trials: u64, z: f64) -> (f64, f64) {
     if trials == 0 {
         return (0.0, 1.0);
     }
-    wilson_at(successes as f64 / trials as f64, trials, z)
+    wilson_interval_at(successes as f64 / trials as f64, trials, z)
 }
 
-/// The Wilson score interval at observed proportion `p` over `trials`.
-fn wilson_at(p: f64, trials: u64, z: f64) -> (f64, f64) {
+/// The Wilson score interval at an observed proportion `p` in `[0, 1]` over
+/// `trials` at normal quantile `z`: the interval of a win share (a mean of
+/// values in `[0, 1]`, taken as the proportion; its variance bound
+/// `p(1 − p)` makes the interval exact without draws and conservative with
+/// them). The interval holds `p` and lies in `[0, 1]`; `(0, 1)` when there
+/// are no trials. The one Wilson interval of the workspace's Rust code.
+///
+/// ```
+/// use boardgame_kit::wilson_interval_at;
+/// let (lo, hi) = wilson_interval_at(0.8, 10, 1.959_963_984_540_054); // 8 successes in 10
+/// assert!((lo - 0.4902).abs() < 1e-4 && (hi - 0.9433).abs() < 1e-4);
+/// assert_eq!(wilson_interval_at(0.0, 10, 1.96).0, 0.0);
+/// ```
+pub fn wilson_interval_at(p: f64, trials: u64, z: f64) -> (f64, f64) {
     if trials == 0 {
         return (0.0, 1.0);
     }
@@ -164,8 +176,9 @@ fn wilson_at(p: f64, trials: u64, z: f64) -> (f64, f64) {
     let z2 = z * z;
     let denom = 1.0 + z2 / n;
     let center = (p + z2 / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    ((center - half).max(0.0), (center + half).min(1.0))
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt() / denom;
+    // Mathematically lo ≤ p ≤ hi; the clamps keep rounding from breaking it.
+    ((center - half).max(0.0).min(p), (center + half).min(1.0).max(p))
 }
 
 /// Aggregated results of many games. Merge shards with [`ArenaReport::merge`].

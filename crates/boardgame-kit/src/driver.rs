@@ -324,6 +324,36 @@ pub fn play_game<G: Game>(
     Ok(PlayedGame { state, record })
 }
 
+/// [`play_game`] for agents held in boxes, as [`AgentSpec::build`] and
+/// [`Bots`] give them: one agent per seat (in seat order), the same game from
+/// the same seed as [`play_game`].
+///
+/// # Errors
+/// As [`play_game`].
+///
+/// ```
+/// use boardgame_kit::{AgentSpec, Game, play_boxed, testgame::HiddenNim};
+///
+/// let mut agents = vec![
+///     "ismcts:50".parse::<AgentSpec>().unwrap().build::<HiddenNim>().unwrap(),
+///     "random".parse::<AgentSpec>().unwrap().build::<HiddenNim>().unwrap(),
+/// ];
+/// let game = play_boxed::<HiddenNim>(&Default::default(), &mut agents, 7).unwrap();
+/// println!("{}", game.state.outcome().unwrap()); // "seat 0 wins" or "seat 1 wins"
+/// assert_eq!(game.record.agents, ["ismcts:50", "random"]);
+/// ```
+///
+/// [`AgentSpec::build`]: crate::AgentSpec::build
+/// [`Bots`]: crate::Bots
+pub fn play_boxed<G: Game>(
+    config: &G::Config,
+    agents: &mut [Box<dyn Agent<G>>],
+    seed: u64,
+) -> Result<PlayedGame<G>, PlayError<G::Error>> {
+    let mut refs: Vec<&mut dyn Agent<G>> = agents.iter_mut().map(|agent| &mut **agent as &mut dyn Agent<G>).collect();
+    play_game(config, &mut refs, seed)
+}
+
 /// Plays `state` to the end with `agents` and the streams of `seed` (as
 /// [`play_game`] does), without recording: allocation-free apart from what
 /// agents do. Returns the number of actions played, chance included.
@@ -432,4 +462,35 @@ fn drive<G: Game>(driver: &mut Driver<G>, agents: &mut [&mut dyn Agent<G>]) -> R
     }
     while driver.step(agents)?.is_some() {}
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testgame::HiddenNim;
+    use crate::{IsMctsAgent, RandomAgent};
+
+    /// Boxed agents play the very game that borrowed ones play from the seed.
+    #[test]
+    fn play_boxed_is_play_game() {
+        let config = Default::default();
+        for seed in 0..8 {
+            let mut boxed: Vec<Box<dyn Agent<HiddenNim>>> =
+                vec![Box::new(IsMctsAgent::<HiddenNim>::with_iterations(30)), Box::new(RandomAgent)];
+            let a = play_boxed::<HiddenNim>(&config, &mut boxed, seed).expect("a valid game");
+            let (mut search, mut random) = (IsMctsAgent::<HiddenNim>::with_iterations(30), RandomAgent);
+            let b = play_game::<HiddenNim>(&config, &mut [&mut search, &mut random], seed).expect("a valid game");
+            assert_eq!(a.state, b.state);
+            assert_eq!(a.record.actions, b.record.actions);
+            assert_eq!(a.record.agents, b.record.agents);
+        }
+    }
+
+    /// Too few boxed agents is an error, not a panic.
+    #[test]
+    fn play_boxed_counts_the_agents() {
+        let mut one: Vec<Box<dyn Agent<HiddenNim>>> = vec![Box::new(RandomAgent)];
+        let error = play_boxed::<HiddenNim>(&Default::default(), &mut one, 1).expect_err("two seats, one agent");
+        assert!(matches!(error, PlayError::AgentCount { .. }), "{error}");
+    }
 }

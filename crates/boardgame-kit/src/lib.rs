@@ -15,7 +15,8 @@
 //! * [`Bots`], [`AgentSpec`] — an engine's own agents, and agents by name
 //!   (`random`, `heuristic`, `ismcts:N`, `ismcts-h:N`, `flatmc:N`, `flatmc-h:N`,
 //!   `learned`, `learned:T`, `learned-ismcts:N`).
-//! * [`Agent`], [`RandomAgent`], [`play_game`], [`playout`], [`perft`],
+//! * [`Agent`], [`RandomAgent`], [`play_game`] ([`play_boxed`] for boxed
+//!   agents), [`playout`], [`perft`],
 //!   [`decision_positions`], [`Arena`] — generic tools; [`conformance`] — the test suite every engine
 //!   runs against itself; `strategy` (feature `proptest`) — proptest
 //!   strategies for arbitrary reachable states.
@@ -94,6 +95,7 @@ mod arena;
 pub mod batch;
 mod bots;
 pub mod conformance;
+mod digest;
 mod driver;
 mod game;
 mod learned_check;
@@ -105,17 +107,28 @@ mod search;
 #[cfg_attr(docsrs, doc(cfg(feature = "proptest")))]
 pub mod strategy;
 pub mod testgame;
+/// The `proptest` crate the strategies are built on (feature `proptest`), so
+/// that a property test needs no dependency of its own:
+/// `use boardgame_kit::proptest::prelude::*;` brings `proptest!`,
+/// `prop_assert!` and the `Strategy` trait.
+#[cfg(feature = "proptest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proptest")))]
+pub use proptest;
 mod words;
 
 pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
-pub use arena::{AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval};
+pub use arena::{
+    AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval, wilson_interval_at,
+};
 pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat};
 pub use bots::{
     AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS, HEURISTIC_FLAT_BASE_MARGIN, HEURISTIC_FLAT_DEPTH,
     HEURISTIC_FLAT_MARGIN, HEURISTIC_FLAT_TEMPERATURE, MAX_BUDGET_TIME, MAX_ITERATIONS, Temperature,
 };
+pub use digest::Fnv1a;
 pub use driver::{
-    AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_from, play_game,
+    AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_boxed, play_from,
+    play_game,
 };
 pub use game::{
     ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, SeatsIter, Turn, Viewer,

@@ -6,8 +6,8 @@
 //! your own invariant in a few lines:
 //!
 //! ```
+//! use boardgame_kit::proptest::prelude::*; // the crate's own re-export: no `proptest` dependency needed
 //! use boardgame_kit::{Game, strategy::reachable_state, testgame::HiddenNim};
-//! use proptest::prelude::*;
 //!
 //! proptest!(|(state in reachable_state::<HiddenNim>(Default::default(), 10))| {
 //!     prop_assert!(state.score(0) <= 5);

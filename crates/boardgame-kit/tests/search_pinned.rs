@@ -9,6 +9,9 @@
 //! game for the agents and chance alike, so the pinned values depend on the
 //! search code and `HiddenNim` alone.
 
+use std::hash::Hasher;
+
+use boardgame_kit::Fnv1a;
 use boardgame_kit::testgame::{HiddenNim, NimAction, NimConfig};
 use boardgame_kit::{
     ActionId, Agent, Evaluation, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats, Turn, sample_chance,
@@ -41,24 +44,19 @@ trait Pinned: Agent<HiddenNim> {
     fn root_digest(&self) -> u64;
 }
 
-/// FNV-1a over 64-bit words.
-fn fold(h: u64, x: u64) -> u64 {
-    x.to_le_bytes().iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-}
-
-const FNV: u64 = 0xcbf2_9ce4_8422_2325;
-
 impl Pinned for IsMctsAgent<HiddenNim> {
     fn stats(&self) -> SearchStats {
         self.total_stats()
     }
     fn root_digest(&self) -> u64 {
-        self.root_edges().iter().fold(FNV, |h, e| {
-            let h = fold(h, u64::from(HiddenNim::action_id(&NimConfig::default(), e.action)));
-            let h = fold(h, u64::from(e.visits));
-            let h = fold(h, u64::from(e.availability));
-            fold(h, e.mean_return.to_bits())
-        })
+        Fnv1a::of_u64s(self.root_edges().iter().flat_map(|e| {
+            [
+                u64::from(HiddenNim::action_id(&NimConfig::default(), e.action)),
+                u64::from(e.visits),
+                u64::from(e.availability),
+                e.mean_return.to_bits(),
+            ]
+        }))
     }
 }
 
@@ -67,11 +65,9 @@ impl Pinned for FlatMcAgent<HiddenNim> {
         self.total_stats()
     }
     fn root_digest(&self) -> u64 {
-        self.action_values().iter().fold(FNV, |h, &(a, n, mean)| {
-            let h = fold(h, u64::from(HiddenNim::action_id(&NimConfig::default(), a)));
-            let h = fold(h, u64::from(n));
-            fold(h, mean.to_bits())
-        })
+        Fnv1a::of_u64s(self.action_values().iter().flat_map(|&(a, n, mean)| {
+            [u64::from(HiddenNim::action_id(&NimConfig::default(), a)), u64::from(n), mean.to_bits()]
+        }))
     }
 }
 
@@ -85,14 +81,14 @@ fn pinned_game<A: Pinned>(make: &dyn Fn() -> A, stones: u8, seed: u64) -> String
     let mut rng = GameRng::new(seed);
     let mut chances = <HiddenNim as Game>::ChanceList::default();
     let mut ids: Vec<ActionId> = Vec::new();
-    let mut digest = FNV;
+    let mut digest = Fnv1a::new();
     loop {
         let action = match state.turn() {
             Turn::Terminal => break,
             Turn::Chance => sample_chance(&state, &mut rng, &mut chances).unwrap(),
             Turn::Player(seat) => {
                 let a = agents[seat].act(&state, seat, &mut rng);
-                digest = fold(digest, agents[seat].root_digest());
+                digest.write_u64(agents[seat].root_digest());
                 a
             }
         };
@@ -101,6 +97,7 @@ fn pinned_game<A: Pinned>(make: &dyn Fn() -> A, stones: u8, seed: u64) -> String
     }
     let moves: String = ids.iter().map(|id| id.to_string()).collect();
     let [a, b] = agents.map(|a| a.stats());
+    let digest = digest.finish();
     format!(
         "{moves} {}/{}/{} {}/{}/{} {digest:016x}",
         a.searches, a.iterations, a.nodes, b.searches, b.iterations, b.nodes

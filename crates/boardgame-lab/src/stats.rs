@@ -61,7 +61,8 @@ impl Estimate {
 
 /// The Wilson score interval of a proportion (or of a mean of values in
 /// `[0, 1]`, with the variance bound `p(1 − p)`) `p` over `n` trials at
-/// normal quantile `z`. With no trials: `p` in `[0, 1]`.
+/// normal quantile `z`, as an [`Estimate`]: the kit's
+/// [`boardgame_kit::wilson_interval_at`]. With no trials: `p` in `[0, 1]`.
 ///
 /// ```
 /// use boardgame_lab::stats::{wilson, Z95};
@@ -69,16 +70,8 @@ impl Estimate {
 /// assert!((e.lo - 0.4902).abs() < 1e-4 && (e.hi - 0.9433).abs() < 1e-4);
 /// ```
 pub fn wilson(p: f64, n: u64, z: f64) -> Estimate {
-    if n == 0 {
-        return Estimate { value: p, lo: 0.0, hi: 1.0 };
-    }
-    let n = n as f64;
-    let z2 = z * z;
-    let denom = 1.0 + z2 / n;
-    let center = (p + z2 / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt() / denom;
-    // Mathematically lo ≤ p ≤ hi; the clamps keep rounding from breaking it.
-    Estimate { value: p, lo: (center - half).max(0.0).min(p), hi: (center + half).min(1.0).max(p) }
+    let (lo, hi) = boardgame_kit::wilson_interval_at(p, n, z);
+    Estimate { value: p, lo, hi }
 }
 
 /// The difference `p1 − p2` of two independent shares over `n1` and `n2`

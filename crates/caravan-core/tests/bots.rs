@@ -68,7 +68,7 @@ fn agents_built_by_name_answer_to_it() {
     }
 }
 
-/// `flatmc-h:N` (issue 31's rollout teacher): every legal action tried by
+/// `flatmc-h:N` (the rollout teacher of docs/learning.md): every legal action tried by
 /// heuristic rollouts on common random numbers; it plays the action of
 /// best mean value, and its policy is the softmax of those values over every
 /// legal action.

@@ -14,21 +14,15 @@
 //! otherwise; the plan is asked for (and digested) at every decision, whoever
 //! plays it.
 
-use boardgame_kit::{Game, GameRng, Turn};
-use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic};
+use std::hash::Hasher;
 
-/// FNV-1a over the bytes of `x`, folded into `h`.
-fn fold(h: &mut u64, x: u32) {
-    for b in x.to_le_bytes() {
-        *h ^= u64::from(b);
-        *h = h.wrapping_mul(0x0000_0100_0000_01B3);
-    }
-}
+use boardgame_kit::{Fnv1a, Game, GameRng, Turn};
+use caravan_core::{Caravan, CaravanConfig, CaravanHeuristic};
 
 /// Plays one game with `seats` (a letter per seat, see the module docs) and
 /// folds the id of the heuristic's plan at every decision into `h`; returns
 /// the number of decisions.
-fn game(config: &CaravanConfig, seats: &str, seed: u64, h: &mut u64) -> usize {
+fn game(config: &CaravanConfig, seats: &str, seed: u64, h: &mut Fnv1a) -> usize {
     let seats: Vec<u8> = seats.bytes().collect();
     let mut state = Caravan::new_game(config).unwrap();
     let mut rng = GameRng::new(seed);
@@ -60,7 +54,7 @@ fn game(config: &CaravanConfig, seats: &str, seed: u64, h: &mut u64) -> usize {
                 decisions += 1;
                 let plan = bot.plan(&state, seat);
                 assert!(state.validate(plan).is_ok(), "the plan {plan} is legal");
-                fold(h, Caravan::action_id(config, plan));
+                h.write_u32(Caravan::action_id(config, plan));
                 let random = match seats[seat] {
                     b'H' => false,
                     b'R' => true,
@@ -83,7 +77,7 @@ fn game(config: &CaravanConfig, seats: &str, seed: u64, h: &mut u64) -> usize {
 /// Every player count, both camel counts, heuristic-only, mixed, random-only
 /// and heuristic-against-random tables; returns (decisions, digest).
 fn digest(games_per_table: u64) -> (usize, u64) {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut h = Fnv1a::new();
     let mut decisions = 0;
     for players in 2..=4u8 {
         for camels in [5u8, 6] {
@@ -99,7 +93,7 @@ fn digest(games_per_table: u64) -> (usize, u64) {
             }
         }
     }
-    (decisions, h)
+    (decisions, h.finish())
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The learned agents (issue 21, `docs/bots.md` "Learned agents"): the
+//! The learned agents (`docs/bots.md` "Learned agents"): the
 //! committed network and its agents pass the kit's `check_learned` (the
 //! weights fit every player count, a corrupt or foreign copy is a typed
 //! error, the agents are named like every other and pass the agent

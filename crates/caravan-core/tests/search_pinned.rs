@@ -8,16 +8,10 @@
 
 mod common;
 
+use boardgame_kit::Fnv1a;
 use boardgame_kit::{ActionId, Agent, Budget, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats};
 use caravan_core::{Caravan, CaravanConfig, tuned_ismcts};
 use common::heuristic_positions;
-
-/// FNV-1a over 64-bit words.
-fn fold(h: u64, x: u64) -> u64 {
-    x.to_le_bytes().iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-}
-
-const FNV: u64 = 0xcbf2_9ce4_8422_2325;
 
 fn config() -> CaravanConfig {
     CaravanConfig { players: 3, ..Default::default() }
@@ -32,12 +26,14 @@ fn ismcts_line(name: &str, agent: &mut IsMctsAgent<Caravan>, positions: &[(Carav
     let mut out = Vec::new();
     for (i, (state, seat)) in positions.iter().enumerate() {
         let a = agent.act(state, *seat, &mut GameRng::new(i as u64));
-        let digest = agent.root_edges().iter().fold(FNV, |h, e| {
-            let h = fold(h, u64::from(Caravan::action_id(&config, e.action)));
-            let h = fold(h, u64::from(e.visits));
-            let h = fold(h, u64::from(e.availability));
-            fold(h, e.mean_return.to_bits())
-        });
+        let digest = Fnv1a::of_u64s(agent.root_edges().iter().flat_map(|e| {
+            [
+                u64::from(Caravan::action_id(&config, e.action)),
+                u64::from(e.visits),
+                u64::from(e.availability),
+                e.mean_return.to_bits(),
+            ]
+        }));
         out.push(line(name, i, Caravan::action_id(&config, a), agent.last_search(), digest));
     }
     out
@@ -48,11 +44,12 @@ fn flat_line(name: &str, agent: &mut FlatMcAgent<Caravan>, positions: &[(Caravan
     let mut out = Vec::new();
     for (i, (state, seat)) in positions.iter().enumerate() {
         let a = agent.act(state, *seat, &mut GameRng::new(i as u64));
-        let digest = agent.action_values().iter().fold(FNV, |h, &(a, n, mean)| {
-            let h = fold(h, u64::from(Caravan::action_id(&config, a)));
-            let h = fold(h, u64::from(n));
-            fold(h, mean.to_bits())
-        });
+        let digest = Fnv1a::of_u64s(
+            agent
+                .action_values()
+                .iter()
+                .flat_map(|&(a, n, mean)| [u64::from(Caravan::action_id(&config, a)), u64::from(n), mean.to_bits()]),
+        );
         out.push(line(name, i, Caravan::action_id(&config, a), agent.last_search(), digest));
     }
     out

@@ -1,8 +1,9 @@
 //! Where the committed network's share against four heuristics comes from:
 //! one seat against four `heuristic` (5 players), each row the heuristic or
 //! the network with one kind of its decisions handed to the other or fixed
-//! — the figures of `docs/learning.md` ("Korovan: where the network's share
-//! comes from", and the tenth session's rows that lay by rollouts).
+//! — the figures of `docs/learning.md`'s table "What was tried" (where the
+//! network's share comes from, and the best honest player measured), rows
+//! that lay or drive by rollouts among them.
 //!
 //! ```text
 //! cargo run --release -p korovan-core --example share_sources -- [games] [rollouts] [rows] [seed]

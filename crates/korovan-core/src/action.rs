@@ -175,11 +175,6 @@ pub enum Action {
     Pay,
 }
 
-/// The old name of [`Action`]: each engine's action is `<engine>::Action`
-/// (`korovan_core::Action`, `caravan_core::Action`).
-#[deprecated(since = "0.2.0", note = "use korovan_core::Action")]
-pub type KorovanAction = Action;
-
 const PEEK: u32 = 6;
 const LAY: u32 = 30;
 const PLACE: u32 = 36;

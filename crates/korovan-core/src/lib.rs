@@ -72,8 +72,6 @@ mod setup;
 mod state;
 pub mod words;
 
-#[allow(deprecated)]
-pub use action::KorovanAction;
 pub use action::{Action, ActionList, AmbushSet, ChanceList, NUM_ACTIONS};
 pub use bot::{KorovanHeuristic, tuned_ismcts};
 pub use config::{ConfigError, Fines, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS};

@@ -1,4 +1,4 @@
-//! The learned agents (issue 21, `docs/bots.md` "Learned agents"): the
+//! The learned agents (`docs/bots.md` "Learned agents"): the
 //! committed network and its agents pass the kit's `check_learned` (the
 //! weights fit every player count, a corrupt or foreign copy is a typed
 //! error, the agents are named like every other and pass the agent
@@ -99,4 +99,31 @@ fn the_network_guided_search_is_ismcts_h_with_the_network_as_its_base() {
         .base_agent(Box::new(base), korovan_core::LEARNED_SEARCH_MARGIN);
     let n = same_decisions::<Korovan>(&mut *named, &mut composed, &KorovanConfig::with_players(5), 1, 3).unwrap();
     assert!(n >= 10, "{n} decisions compared");
+}
+
+/// The network is held as a graph of dense layers; on the inputs of
+/// reachable positions it computes what the MLP it stands for computes, bit
+/// for bit (so `learned`'s moves do not depend on which runs it).
+#[test]
+fn the_graph_computes_the_mlp_bit_for_bit() {
+    use boardgame_kit::nn::{MlpScratch, NetGame};
+    let net = learned_network().unwrap();
+    let mlp = net.mlp().expect("Korovan's network is an MLP");
+    let (mut scratch, mut mlp_scratch) = (net.scratch(), MlpScratch::for_mlp(&mlp));
+    let mut input = vec![0.0; net.obs_len()];
+    let (mut a, mut b) = (vec![0.0; net.outputs()], vec![0.0; net.outputs()]);
+    let mut checked = 0;
+    for seed in 0..40 {
+        let state = boardgame_kit::strategy::random_walk::<Korovan>(&config(5), seed, seed as usize * 7).state;
+        let Turn::Player(seat) = state.turn() else { continue };
+        assert!(state.write_input(seat, &mut input));
+        net.forward(&input, &mut scratch, &mut a).unwrap();
+        mlp.forward(&input, &mut mlp_scratch, &mut b).unwrap();
+        assert_eq!(
+            a.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            b.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+        checked += 1;
+    }
+    assert!(checked > 10, "only {checked} decisions checked");
 }

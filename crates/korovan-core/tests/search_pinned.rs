@@ -6,15 +6,9 @@
 //! changes a line here. The game is driven here with one `GameRng`, so the
 //! values depend on the search code and the engine alone.
 
+use boardgame_kit::Fnv1a;
 use boardgame_kit::{ActionId, Agent, FlatMcAgent, Game, GameRng, IsMctsAgent, SearchStats, decision_positions};
 use korovan_core::{Korovan, KorovanConfig, KorovanHeuristic};
-
-/// FNV-1a over 64-bit words.
-fn fold(h: u64, x: u64) -> u64 {
-    x.to_le_bytes().iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-}
-
-const FNV: u64 = 0xcbf2_9ce4_8422_2325;
 
 fn config() -> KorovanConfig {
     KorovanConfig { players: 5, ..Default::default() }
@@ -37,12 +31,14 @@ fn ismcts_line(name: &str, agent: &mut IsMctsAgent<Korovan>, positions: &[(Korov
     let mut out = Vec::new();
     for (i, (state, seat)) in positions.iter().enumerate() {
         let a = agent.act(state, *seat, &mut GameRng::new(i as u64));
-        let digest = agent.root_edges().iter().fold(FNV, |h, e| {
-            let h = fold(h, u64::from(Korovan::action_id(&config, e.action)));
-            let h = fold(h, u64::from(e.visits));
-            let h = fold(h, u64::from(e.availability));
-            fold(h, e.mean_return.to_bits())
-        });
+        let digest = Fnv1a::of_u64s(agent.root_edges().iter().flat_map(|e| {
+            [
+                u64::from(Korovan::action_id(&config, e.action)),
+                u64::from(e.visits),
+                u64::from(e.availability),
+                e.mean_return.to_bits(),
+            ]
+        }));
         out.push(line(name, i, Korovan::action_id(&config, a), agent.last_search(), digest));
     }
     out
@@ -53,11 +49,12 @@ fn flat_line(name: &str, agent: &mut FlatMcAgent<Korovan>, positions: &[(Korovan
     let mut out = Vec::new();
     for (i, (state, seat)) in positions.iter().enumerate() {
         let a = agent.act(state, *seat, &mut GameRng::new(i as u64));
-        let digest = agent.action_values().iter().fold(FNV, |h, &(a, n, mean)| {
-            let h = fold(h, u64::from(Korovan::action_id(&config, a)));
-            let h = fold(h, u64::from(n));
-            fold(h, mean.to_bits())
-        });
+        let digest = Fnv1a::of_u64s(
+            agent
+                .action_values()
+                .iter()
+                .flat_map(|&(a, n, mean)| [u64::from(Korovan::action_id(&config, a)), u64::from(n), mean.to_bits()]),
+        );
         out.push(line(name, i, Korovan::action_id(&config, a), agent.last_search(), digest));
     }
     out

@@ -29,7 +29,7 @@ import re
 import sys
 
 from . import nn_match
-from .evaluate import wilson
+from ..evaluation import wilson_interval
 
 MAX_GAMES = 1 << 20
 MAX_THREADS = 256
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
             for name in against:
                 shares, _ = nn_match(game, weights, name, a.games, a.seed, a.threads, None, None)
                 mean = float(shares.mean())
-                point["against"][name] = {"share": mean, "interval": list(wilson(mean, len(shares))), "games": len(shares)}
+                point["against"][name] = {"share": mean, "interval": list(wilson_interval(mean, len(shares))), "games": len(shares)}
             points.append(point)
             print(json.dumps(point), flush=True)
     except ValueError as e:

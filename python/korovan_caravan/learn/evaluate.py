@@ -17,20 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 
+from ..evaluation import wilson_interval
 from . import nn_match
-
-
-def wilson(mean: float, n: int, z: float = 1.96) -> tuple:
-    if n == 0:
-        return (0.0, 1.0)
-    d = 1 + z * z / n
-    c = (mean + z * z / (2 * n)) / d
-    h = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
 
 
 def main(argv=None) -> int:
@@ -60,7 +51,7 @@ def main(argv=None) -> int:
         print(f"usage error: {e}", file=sys.stderr)
         return 2
     mean = float(shares.mean())
-    lo, hi = wilson(mean, len(shares))
+    lo, hi = wilson_interval(mean, len(shares))
     agent = "learned" if a.search is None and a.search_ms is None else f"learned-ismcts:{a.search or str(a.search_ms) + 'ms'}"
     print(json.dumps({"game": a.game, "players": n, "agent": agent, "against": a.against, "games": len(shares),
                       "seeds": [a.seed, a.seed + a.games], "share": mean, "interval": [lo, hi], "fair": 1 / n}))

@@ -1,15 +1,15 @@
-"""Expert iteration on PyTorch, self-play in Rust (issue 31).
+"""Expert iteration on PyTorch, self-play in Rust.
 
 One round: the native ``self_play`` plays ``--games`` games in Rust threads
 (the GIL released) — the first ``--teacher-rounds`` rounds (default 1; none
 with ``--init``) with the ``--teacher`` agent at every seat (distillation:
-its policy, or with ``--sharp`` its move, as targets),
-the next ones with the kit's ``learned-ismcts`` search running the current
-network as prior and leaf value, ``--iterations`` per decision (targets: the
-root's visit shares), or with ``--dagger`` the network itself playing while
-``--labeller`` (default ``--teacher``) labels the positions it reaches — and
+its policy, or with ``--sharp`` its move, as targets; ``--target-power``
+sharpens a softmax target), the next ones with the kit's ``learned-ismcts``
+search running the current network as prior and leaf value,
+``--iterations`` per decision (targets: the root's visit shares) — and
 returns the network inputs, legal masks, policy targets and final shares.
-The network is trained on the last ``--window`` rounds' samples (masked
+The samples of the last ``--window`` rounds are kept in a
+:class:`~.buffer.Window`. The network is trained on them (masked
 cross-entropy to the policy target, cross-entropy of the value softmax over
 the seats to the shares), exported as a ``BGNN`` version-2 file, and the
 next round plays with it.
@@ -40,8 +40,9 @@ import numpy as np
 import torch
 
 from . import runs, self_play
+from .buffer import SAMPLE_KEYS, Window, compact, pack, unpack
 from .export import MAX_PARAMETERS, to_bytes
-from .nets import caravan_spec, heads, make_net
+from .nets import heads, make_net
 from .runs import UsageError, check_files, save_checkpoint, write_whole
 
 MAX_GAMES = 1 << 20
@@ -50,57 +51,6 @@ MAX_ITERATIONS = 1 << 20
 #: The largest checkpoint --init accepts: a network of MAX_PARAMETERS with
 #: Adam's moments, and a window of samples (stored sparse), 4 GiB in all.
 MAX_INIT_BYTES = 4 << 30
-
-
-#: The advantage loss's floor, in the target's units (flatmc-h: score
-#: points): how far below the best move a move's value still counts.
-ADVANTAGE_FLOOR = 10.0
-
-#: The arrays of a round's samples, as ``self_play`` returns them.
-SAMPLE_KEYS = ("inputs", "masks", "policy", "value")
-
-#: The sample arrays kept as their rows' non-zero entries: the network
-#: inputs (a Caravan decision is 3,316 floats, about 73 of them non-zero,
-#: 2.2 %) and the policy targets (one entry for a sharp target, a few visit
-#: shares for a search's). The legal masks stay dense booleans, the values
-#: dense.
-SPARSE_KEYS = ("inputs", "policy")
-
-
-class Rows:
-    """A 2-d array of samples kept as each row's non-zero entries (CSR):
-    ``take`` gives back any rows exactly, dense. A Caravan decision's
-    inputs are 13 KB dense and about 600 bytes this way; with the dense
-    masks and values a decision takes 1.4 KB of the window, not 17 KB."""
-
-    def __init__(self, shape: tuple, dtype: np.dtype, indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray):
-        self.shape, self.dtype = (int(shape[0]), int(shape[1])), np.dtype(dtype)
-        self.indptr, self.cols, self.vals = indptr, cols, vals
-
-    @classmethod
-    def of(cls, a: np.ndarray) -> "Rows":
-        rows, cols = np.nonzero(a)
-        indptr = np.zeros(a.shape[0] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=a.shape[0]), out=indptr[1:])
-        return cls(a.shape, a.dtype, indptr, cols.astype(np.int32), a[rows, cols])
-
-    @classmethod
-    def concat(cls, parts: list) -> "Rows":
-        shifts = np.cumsum([0] + [p.indptr[-1] for p in parts[:-1]])
-        indptr = np.concatenate([parts[0].indptr[:1]] + [p.indptr[1:] + s for p, s in zip(parts, shifts)])
-        shape = (sum(p.shape[0] for p in parts), parts[0].shape[1])
-        return cls(shape, parts[0].dtype, indptr, np.concatenate([p.cols for p in parts]), np.concatenate([p.vals for p in parts]))
-
-    def take(self, rows: np.ndarray) -> np.ndarray:
-        """The dense rows ``rows`` (in that order)."""
-        starts, counts = self.indptr[rows], self.indptr[rows + 1] - self.indptr[rows]
-        at = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-        out = np.zeros((len(rows), self.shape[1]), dtype=self.dtype)
-        out[np.repeat(np.arange(len(rows)), counts), self.cols[at]] = self.vals[at]
-        return out
-
-    def nbytes(self) -> int:
-        return self.indptr.nbytes + self.cols.nbytes + self.vals.nbytes
 
 
 def sharpen(policy: np.ndarray, power: float) -> np.ndarray:
@@ -120,89 +70,6 @@ def sharpen(policy: np.ndarray, power: float) -> np.ndarray:
     return out
 
 
-def plan_margin(policy: np.ndarray, inputs: np.ndarray, plan: int, margin: float) -> np.ndarray:
-    """Each row's target at the planner's move (the one-hot at ``plan`` in
-    the network input, over the same ids as the policy) multiplied by
-    ``exp(margin)`` and the row renormalised: for a softmax target of the
-    moves' values (``flatmc-h``: one unit per score point) the plan's value
-    raised by ``margin``, so another move stays the target only where it is
-    better than the plan by more than that. Rows without a planner's move,
-    or where the target gives it nothing, are left as they are."""
-    if margin == 0.0:
-        return policy
-    width = policy.shape[1]
-    onehot = inputs[:, plan : plan + width] > 0.5
-    rows, cols = np.nonzero(onehot)
-    out = policy.copy()
-    hit = out[rows, cols] > 0
-    rows, cols = rows[hit], cols[hit]
-    scale = out.dtype.type(math.exp(margin))
-    out[rows, cols] *= scale
-    total = out[rows].sum(axis=1)
-    out[rows] /= total[:, None]
-    return out
-
-
-def compact(sample: dict) -> dict:
-    """A round's samples (the dense arrays of ``self_play``) as kept in the
-    window: ``SPARSE_KEYS`` as ``Rows``, the rest as they are."""
-    return {k: Rows.of(a) if k in SPARSE_KEYS else a for k, a in sample.items()}
-
-
-class Window:
-    """The samples of the last rounds, trained on: ``take`` gives a batch's
-    rows as dense arrays, the same values the dense window held."""
-
-    def __init__(self, rounds: list):
-        self.arrays = {
-            k: Rows.concat([r[k] for r in rounds]) if k in SPARSE_KEYS else np.concatenate([r[k] for r in rounds])
-            for k in rounds[0]
-        }
-
-    def __len__(self) -> int:
-        return self.arrays["inputs"].shape[0]
-
-    def take(self, rows: np.ndarray) -> dict:
-        return {k: a.take(rows) if isinstance(a, Rows) else a[rows] for k, a in self.arrays.items()}
-
-    def nbytes(self) -> int:
-        return sum(a.nbytes() if isinstance(a, Rows) else a.nbytes for a in self.arrays.values())
-
-
-def pack(round_: dict) -> dict:
-    """A round's window entry (``compact``) for the checkpoint: ``Rows`` as
-    their arrays, the masks as bits."""
-    out = {}
-    for k, a in round_.items():
-        if isinstance(a, Rows):
-            out[k] = ("rows", a.shape, a.dtype.str, a.indptr, a.cols, a.vals)
-        elif a.dtype == np.bool_:
-            out[k] = ("bits", a.shape, np.packbits(a.ravel()))
-        else:
-            out[k] = ("dense", a)
-    return out
-
-
-def unpack(packed: dict) -> dict:
-    """``pack``'s inverse; it also reads the checkpoints of earlier versions
-    (every float array as its flat non-zero entries, ``sparse``)."""
-    out = {}
-    for k, v in packed.items():
-        if v[0] == "bits":
-            shape = v[1]
-            out[k] = np.unpackbits(v[2], count=int(np.prod(shape))).astype(np.bool_).reshape(shape)
-        elif v[0] == "rows":
-            out[k] = Rows(v[1], np.dtype(v[2]), v[3], v[4], v[5])
-        elif v[0] == "dense":
-            out[k] = v[1]
-        else:
-            _, shape, dtype, idx, val = v
-            a = np.zeros(int(np.prod(shape)), dtype=np.dtype(dtype))
-            a[idx] = val
-            out[k] = Rows.of(a.reshape(shape)) if k in SPARSE_KEYS else a.reshape(shape)
-    return out
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m korovan_caravan.learn.expert_iteration", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=["caravan", "korovan"], required=True)
@@ -215,28 +82,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--teacher", default="heuristic", help="agent of the first rounds (distillation)")
     p.add_argument("--teacher-rounds", type=int, default=1, help="rounds played by --teacher (without --init)")
     p.add_argument("--sharp", action="store_true", help="the teacher's move as the whole target")
-    p.add_argument(
-        "--dagger",
-        action="store_true",
-        help="after the teacher rounds, the network plays and --teacher labels its positions (instead of search self-play)",
-    )
-    p.add_argument(
-        "--labeller",
-        default=None,
-        help="the agent that labels the network's positions in --dagger rounds (default: --teacher)",
-    )
-    p.add_argument(
-        "--plan-margin",
-        type=float,
-        default=0.0,
-        help="Caravan: raise the planner's move in each target by this many units of its log (flatmc-h: score points) before --target-power",
-    )
-    p.add_argument(
-        "--policy-loss",
-        choices=["cross-entropy", "likelihood", "advantage"],
-        default="cross-entropy",
-        help="fit the target distribution, or the probability of playing a move the target plays",
-    )
     p.add_argument(
         "--target-power",
         type=float,
@@ -274,12 +119,6 @@ def check(a: argparse.Namespace) -> None:
         raise UsageError(f"--lr must be finite and positive, got {a.lr}")
     if not (math.isfinite(a.target_power) and 0 < a.target_power <= 1000):
         raise UsageError(f"--target-power must be above 0 and at most 1000, got {a.target_power}")
-    if not (math.isfinite(a.plan_margin) and 0 <= a.plan_margin <= 50):
-        raise UsageError(f"--plan-margin must be in 0..=50, got {a.plan_margin}")
-    if a.plan_margin != 0.0 and a.game != "caravan":
-        raise UsageError("--plan-margin is Caravan's (its network input holds the planner's move)")
-    if a.labeller is not None and not a.dagger:
-        raise UsageError("--labeller labels --dagger rounds; give --dagger too")
     if not (math.isfinite(a.weight_decay) and a.weight_decay >= 0):
         raise UsageError(f"--weight-decay must be finite and non-negative, got {a.weight_decay}")
     for name, v, lo, hi in [
@@ -309,50 +148,21 @@ def check(a: argparse.Namespace) -> None:
     import korovan_caravan
 
     table = korovan_caravan.load_game(a.game, players=a.players or (2 if a.game == "caravan" else 5))
-    for flag, name in (("--teacher", a.teacher), ("--labeller", a.labeller)):
-        if name is not None:
-            try:
-                korovan_caravan.Agent(table, name)
-            except ValueError as e:
-                raise UsageError(f"{flag}: {e}") from None
+    try:
+        korovan_caravan.Agent(table, a.teacher)
+    except ValueError as e:
+        raise UsageError(f"--teacher: {e}") from None
     check_files(a.init, a.out, a.resume, MAX_INIT_BYTES)
 
 
-def losses(net, x, mask, target, value, players, policy_loss="cross-entropy"):
-    """The policy and value losses of a batch. ``cross-entropy`` fits the
-    network's policy to the target distribution; ``likelihood`` maximises
-    the probability that the network's move is one the target would play,
-    ``log sum_a target(a) policy(a)`` (the same for a one-hot target; for a
-    target spread over equally good moves it lets the network pick any of
-    them rather than spread itself over all)."""
+def losses(net, x, mask, target, value, players):
+    """The policy and value losses of a batch: the masked cross-entropy of
+    the network's policy to the target distribution, and the cross-entropy
+    of the value softmax over the seats to the final shares."""
     out = net(x)
     plen, vlen = heads(net)
     logits = out[:, :plen].masked_fill(~mask, -1e9)
-    logp = torch.log_softmax(logits, dim=1)
-
-    def log_target():
-        """log target(a), finite where the target is 0."""
-        return torch.log(target.clamp_min(torch.finfo(target.dtype).tiny))
-
-    if policy_loss == "advantage":
-        # The target is a softmax of the moves' values (flatmc-h: at one score
-        # point), so log target(a) is a's value up to a constant per row; the
-        # policy logits regress onto those values (centred over the legal
-        # moves, a move more than ADVANTAGE_FLOOR below the best counted at
-        # the floor) with a Huber loss.
-        v = log_target()
-        v = v - v.masked_fill(~mask, -1e9).max(dim=1, keepdim=True).values
-        v = v.clamp_min(-ADVANTAGE_FLOOR)
-        diff = (out[:, :plen] - v).masked_fill(~mask, 0.0)
-        k = mask.sum(dim=1, keepdim=True).clamp_min(1)
-        diff = (diff - diff.sum(dim=1, keepdim=True) / k).masked_fill(~mask, 0.0)
-        err = torch.nn.functional.huber_loss(diff, torch.zeros_like(diff), reduction="none", delta=1.0)
-        policy = (err.sum(dim=1) / k.squeeze(1)).mean()
-    elif policy_loss == "likelihood":
-        weights = torch.where(target > 0, log_target(), torch.full_like(target, -1e9))
-        policy = -torch.logsumexp(logp + weights, dim=1).mean()
-    else:
-        policy = -(target * logp).sum(dim=1).mean()
+    policy = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
     vlog = out[:, plen : plen + vlen]
     vmask = torch.arange(vlen, device=x.device)[None, :] < players
     vlog = vlog.masked_fill(~vmask, -1e9)
@@ -395,16 +205,9 @@ def _run(a: argparse.Namespace) -> dict:
         if a.init is not None or rnd >= a.teacher_rounds:
             weights = to_bytes(net.cpu(), a.game)
             net.to(device)
-            if a.dagger:
-                # the network plays; the teacher labels the positions it reaches
-                labeller = a.labeller or a.teacher
-                data = self_play(game, a.games, seed, teacher=labeller, sharp=a.sharp, threads=a.threads, actor=weights)
-            else:
-                data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
+            data = self_play(game, a.games, seed, weights=weights, iterations=a.iterations, threads=a.threads)
         else:
             data = self_play(game, a.games, seed, teacher=a.teacher, sharp=a.sharp, threads=a.threads)
-        if a.plan_margin != 0.0:
-            data["policy"] = plan_margin(data["policy"], data["inputs"], caravan_spec().plan, a.plan_margin)
         data["policy"] = sharpen(data["policy"], a.target_power)
         buffer.append(compact({k: data[k] for k in SAMPLE_KEYS}))
         buffer = buffer[-a.window :]
@@ -418,7 +221,7 @@ def _run(a: argparse.Namespace) -> dict:
             for i in range(0, n, a.batch):
                 batch = window.take(perm[i : i + a.batch].numpy())
                 x, m, p, v = (torch.from_numpy(batch[k]).to(device) for k in SAMPLE_KEYS)
-                lp, lv = losses(net, x, m, p, v, players, a.policy_loss)
+                lp, lv = losses(net, x, m, p, v, players)
                 loss = lp + lv
                 runs.optimizer_step(opt, net.parameters(), loss, 5.0, f"round {rnd}")
                 sums[0] += lp.item()

@@ -98,7 +98,13 @@ def _conv_bn(cin: int, cout: int) -> nn.Sequential:
 
 
 def _fold(seq: nn.Sequential) -> tuple:
-    """A conv + batch norm as one convolution's (weight, bias), eval statistics."""
+    """A conv + batch norm as one convolution's (weight, bias), eval statistics.
+
+    Not ``torch.nn.utils.fusion.fuse_conv_bn_weights``: it multiplies by
+    ``rsqrt`` and orders the bias's terms otherwise, which rounds about a
+    quarter of the weights differently, and the exported files (the
+    committed network from its recipe, a tower read back) are reproduced
+    byte for byte by this formula."""
     conv, bn = seq[0], seq[1]
     scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
     w = conv.weight * scale[:, None, None, None]

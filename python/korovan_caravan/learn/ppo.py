@@ -1,4 +1,4 @@
-"""PPO against built-in seats on PyTorch, the games in Rust (issue 31).
+"""PPO against built-in seats on PyTorch, the games in Rust.
 
 Korovan's network (an :class:`~.nets.MlpNet` over the network's input,
 read from a ``LearnerVectorEnv`` with ``inputs="network"`` — for Korovan the
@@ -43,11 +43,10 @@ and the planner's move) and the compact action ids, from the shipped tower
 ``--hidden``. Its batch norms keep their statistics (eval mode) while PPO
 trains: the network read from a file has them folded into its
 convolutions. ``--temperature T`` plays and trains the softmax of the
-logits divided by ``T``: sampled at ``T = 1`` the distilled tower won none
-of 400 games against ``heuristic``, at ``T = 0.5`` 42% (greedy 48.5%), so
-a fine-tuning run explores near the greedy policy that ``learned`` plays
-(the exported logits are not scaled, and the greedy move does not depend
-on ``T``). The committed network is two such runs (docs/learning.md)::
+logits divided by ``T`` (below 1: closer to the greedy policy that
+``learned`` plays); the exported logits are not scaled, and the greedy move
+does not depend on ``T``. The committed network is two such runs
+(:mod:`.recipe`, docs/learning.md)::
 
     python -m korovan_caravan.learn.ppo --game caravan --out runs/caravan-ppo \
         --init crates/caravan-core/weights/caravan.bgnn --temperature 0.5 --lr 5e-5 \
@@ -66,9 +65,12 @@ import time
 import numpy as np
 import torch
 
+from torch.optim.lr_scheduler import LambdaLR
+
 from . import runs
 from .export import mlp_from_bytes, to_bytes, tower_from_bytes
 from .nets import CARAVAN_POLICY, CARAVAN_VALUE, KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE, MlpNet, heads, input_len, make_net
+from .rollout import Rollout
 from .runs import UsageError, check_files, optimizer_step, save_checkpoint, write_whole
 
 #: Games of one update are seeded from ``seed + update · SEED_STRIDE``.
@@ -261,12 +263,18 @@ def set_training(net: torch.nn.Module, on: bool) -> None:
             m.eval()
 
 
-def learning_rate(a: argparse.Namespace, update: int) -> float:
-    """The learning rate of ``update``: ``--lr``, falling linearly from
-    ``--lr-decay-from`` to 0 after the last update."""
+def lr_factor(a: argparse.Namespace, update: int) -> float:
+    """The multiple of ``--lr`` that ``update`` trains at (the ``LambdaLR``
+    schedule): 1, falling linearly from ``--lr-decay-from`` to 0 after the
+    last update."""
     if a.lr_decay_from is None or update < a.lr_decay_from:
-        return a.lr
-    return a.lr * (a.updates - update) / (a.updates - a.lr_decay_from)
+        return 1.0
+    return (a.updates - update) / (a.updates - a.lr_decay_from)
+
+
+def learning_rate(a: argparse.Namespace, update: int) -> float:
+    """The learning rate of ``update``: ``--lr · lr_factor``."""
+    return a.lr * lr_factor(a, update)
 
 
 def evaluate(net: torch.nn.Module, obs: torch.Tensor, mask: torch.Tensor, players: int, temperature: float = 1.0) -> tuple:
@@ -278,22 +286,6 @@ def evaluate(net: torch.nn.Module, obs: torch.Tensor, mask: torch.Tensor, player
     logits = (out[:, : mask.shape[1]] / temperature).masked_fill(~mask, -1e9)
     value = torch.softmax(out[:, policy_len : policy_len + players], dim=1)[:, 0]
     return logits, value
-
-
-def advantages(rewards: np.ndarray, dones: np.ndarray, values: np.ndarray, last: np.ndarray, lam: float) -> np.ndarray:
-    """Generalised advantage estimates (no discount: a game's reward is its
-    end), over ``[steps, envs]`` arrays; ``last`` is the value after the last
-    step, and a finished game bootstraps from nothing."""
-    steps = rewards.shape[0]
-    adv = np.zeros_like(rewards)
-    running = np.zeros_like(last)
-    for t in reversed(range(steps)):
-        nxt = last if t == steps - 1 else values[t + 1]
-        live = 1.0 - dones[t]
-        delta = rewards[t] + live * nxt - values[t]
-        running = delta + lam * live * running
-        adv[t] = running
-    return adv
 
 
 def run(argv=None) -> dict:
@@ -329,6 +321,13 @@ def _run(a: argparse.Namespace) -> dict:
         if critic is not None:
             critic.load_state_dict(ck["critic"])
             copt.load_state_dict(ck["critic_opt"])
+    # The learning rate of update u is --lr · lr_factor(u), for the critic too.
+    schedulers = []
+    for o in (opt, copt):
+        if o is not None:
+            for group in o.param_groups:
+                group["initial_lr"] = a.lr
+            schedulers.append(LambdaLR(o, lambda u: lr_factor(a, u), last_epoch=start - 1))
     t0 = time.monotonic() - (log[-1]["seconds"] if log else 0.0)
     for update in range(start, a.updates):
         env = LearnerVectorEnv(
@@ -346,47 +345,33 @@ def _run(a: argparse.Namespace) -> dict:
         gen = torch.Generator().manual_seed(a.seed * 1_000_003 + update)
         obs, info = env.reset()
         mask = info["action_mask"]
-        shape = (a.steps, a.envs)
-        b_obs = np.zeros((*shape, obs.shape[1]), np.float32)
-        b_mask = np.zeros((*shape, mask.shape[1]), np.bool_)
-        b_act = np.zeros(shape, np.int64)
-        b_logp, b_val, b_rew, b_done = (np.zeros(shape, np.float32) for _ in range(4))
+        buf = Rollout(a.steps, a.envs, obs.shape[1], mask.shape[1])
         finished, shares = 0, 0.0
         set_training(net, False)
         with torch.no_grad():
             for t in range(a.steps):
-                b_obs[t], b_mask[t] = obs, mask
+                buf.obs[t], buf.mask[t] = obs, mask
                 logits, value = evaluate(net, torch.from_numpy(obs), torch.from_numpy(mask), a.players, a.temperature)
                 if critic is not None:
                     value = critic(torch.from_numpy(obs))
+                # sampled with the update's own generator (Categorical.sample takes none)
                 action = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=gen).squeeze(1)
-                b_act[t] = action.numpy()
-                b_logp[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1).numpy()
-                b_val[t] = value.numpy()
-                obs, reward, terminated, truncated, info = env.step(b_act[t])
+                buf.act[t] = action.numpy()
+                buf.logp[t] = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1).numpy()
+                buf.val[t] = value.numpy()
+                obs, reward, terminated, truncated, info = env.step(buf.act[t])
                 mask = info["action_mask"]
                 done = np.logical_or(terminated, truncated)
-                b_rew[t], b_done[t] = reward, done
+                buf.rew[t], buf.done[t] = reward, done
                 finished += int(done.sum())
                 shares += float(np.asarray(reward, np.float64)[done].sum())
             _, last = evaluate(net, torch.from_numpy(obs), torch.from_numpy(mask), a.players, a.temperature)
             if critic is not None:
                 last = critic(torch.from_numpy(obs))
         env.close()
-        adv = advantages(b_rew, b_done, b_val, last.numpy(), a.gae_lambda)
-        ret = adv + b_val
+        flat = buf.samples(last.numpy(), a.gae_lambda)
         n = a.steps * a.envs
-        flat = {
-            "obs": torch.from_numpy(b_obs.reshape(n, -1)),
-            "mask": torch.from_numpy(b_mask.reshape(n, -1)),
-            "act": torch.from_numpy(b_act.reshape(n)),
-            "logp": torch.from_numpy(b_logp.reshape(n)),
-            "adv": torch.from_numpy(adv.reshape(n)),
-            "ret": torch.from_numpy(ret.reshape(n)),
-        }
         set_training(net, True)
-        for group in opt.param_groups + (copt.param_groups if copt is not None else []):
-            group["lr"] = learning_rate(a, update)
         size = n // a.minibatches
         sums = {"policy": 0.0, "value": 0.0, "entropy": 0.0, **({"critic": 0.0} if critic is not None else {})}
         steps = 0
@@ -395,6 +380,9 @@ def _run(a: argparse.Namespace) -> dict:
             for i in range(a.minibatches):
                 idx = perm[i * size : (i + 1) * size]
                 logits, value = evaluate(net, flat["obs"][idx], flat["mask"][idx], a.players, a.temperature)
+                # log_softmax and the entropy by hand, not torch.distributions.Categorical:
+                # Categorical normalises as logits - logsumexp(logits), which rounds
+                # otherwise, and the runs reproduce their weights byte for byte
                 logp_all = torch.log_softmax(logits, dim=1)
                 logp = logp_all.gather(1, flat["act"][idx][:, None]).squeeze(1)
                 ratio = torch.exp(logp - flat["logp"][idx])
@@ -428,6 +416,8 @@ def _run(a: argparse.Namespace) -> dict:
             "seconds": round(time.monotonic() - t0, 1),
         }
         log.append(entry)
+        for scheduler in schedulers:
+            scheduler.step()
         names = ["latest.bgnn"]
         if a.keep_every and (update + 1) % a.keep_every == 0:
             names.append(f"update-{update + 1:05d}.bgnn")

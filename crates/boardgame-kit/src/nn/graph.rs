@@ -25,7 +25,7 @@
 //! assert_eq!(out, [1.5]);
 //! ```
 
-use super::mlp::{Layer, Mlp, MlpError};
+use super::mlp::{Layer, Mlp, NetError};
 
 /// The number of saved activations ([`Op::Store`] and friends).
 pub const MAX_SLOTS: usize = 4;
@@ -225,13 +225,13 @@ impl Graph {
     /// A graph of `ops`, checked.
     ///
     /// # Errors
-    /// [`MlpError::Empty`] for no operation; [`MlpError::Shape`] naming the
+    /// [`NetError::Empty`] for no operation; [`NetError::Shape`] naming the
     /// first operation whose shapes do not chain (its index in `layer`).
-    pub fn new(inputs: usize, outputs: usize, ops: Vec<Op>) -> Result<Self, MlpError> {
+    pub fn new(inputs: usize, outputs: usize, ops: Vec<Op>) -> Result<Self, NetError> {
         if ops.is_empty() {
-            return Err(MlpError::Empty);
+            return Err(NetError::Empty);
         }
-        let bad = |k: usize, what: String| Err(MlpError::Shape { layer: k, what });
+        let bad = |k: usize, what: String| Err(NetError::Shape { layer: k, what });
         if ops.len() > MAX_OPS {
             return bad(MAX_OPS, format!("{} operations (at most {MAX_OPS})", ops.len()));
         }
@@ -428,16 +428,16 @@ impl Graph {
     /// allocated.
     ///
     /// # Errors
-    /// [`MlpError::Buffer`] when `input`, `out` or `scratch` do not fit.
-    pub fn forward(&self, input: &[f32], s: &mut GraphScratch, out: &mut [f32]) -> Result<(), MlpError> {
+    /// [`NetError::Buffer`] when `input`, `out` or `scratch` do not fit.
+    pub fn forward(&self, input: &[f32], s: &mut GraphScratch, out: &mut [f32]) -> Result<(), NetError> {
         let check = |what, found, expected| {
-            if found == expected { Ok(()) } else { Err(MlpError::Buffer { what, found, expected }) }
+            if found == expected { Ok(()) } else { Err(NetError::Buffer { what, found, expected }) }
         };
         check("the input", input.len(), self.inputs)?;
         check("the output", out.len(), self.outputs)?;
         let slots_fit = s.slots.iter().zip(&self.slot_widest).all(|(b, &w)| b.len() >= w);
         if s.x.len() < self.widest || s.y.len() < self.widest || !slots_fit {
-            return Err(MlpError::Buffer {
+            return Err(NetError::Buffer {
                 what: "the scratch",
                 found: s.x.len().min(s.y.len()),
                 expected: self.widest,
@@ -710,7 +710,7 @@ mod tests {
     #[test]
     fn bad_graphs_are_refused_with_the_operation() {
         let shape = |inputs, outputs, ops| match Graph::new(inputs, outputs, ops) {
-            Err(MlpError::Shape { layer, what }) => (layer, what),
+            Err(NetError::Shape { layer, what }) => (layer, what),
             other => panic!("{other:?}"),
         };
         let (k, what) = shape(4, 2, vec![Op::Relu]);
@@ -743,7 +743,7 @@ mod tests {
         let (_, what) =
             shape(4, 4, vec![Op::Input { start: 0, len: 4 }, Op::ToHwc { channels: usize::MAX, height: 2, width: 2 }]);
         assert!(what.contains("planes"), "{what}");
-        assert_eq!(Graph::new(4, 4, vec![]), Err(MlpError::Empty));
+        assert_eq!(Graph::new(4, 4, vec![]), Err(NetError::Empty));
         let g = tower();
         let mut out = vec![0.0; g.outputs()];
         let input = vec![0.0; g.inputs()];

@@ -64,9 +64,11 @@ pub struct Mlp {
     layers: Vec<Layer>,
 }
 
-/// A size mismatch in [`Mlp`]'s construction or forward pass.
+/// A size mismatch in the construction or the forward pass of a network's
+/// body: an [`Mlp`], a [`Graph`](super::Graph) (a [`Tower`](super::Tower)
+/// builds one).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MlpError {
+pub enum NetError {
     /// The network has no layer.
     #[error("a network needs at least one layer")]
     Empty,
@@ -79,7 +81,7 @@ pub enum MlpError {
         /// What is wrong.
         what: String,
     },
-    /// A buffer of the wrong length was passed to [`Mlp::forward`].
+    /// A buffer of the wrong length was passed to a forward pass.
     #[error("{what} has length {found}, the network needs {expected}")]
     Buffer {
         /// Which buffer.
@@ -96,13 +98,13 @@ impl Mlp {
     /// one's outputs and its vectors have their lengths.
     ///
     /// # Errors
-    /// [`MlpError::Empty`], [`MlpError::Shape`].
-    pub fn new(layers: Vec<Layer>) -> Result<Self, MlpError> {
+    /// [`NetError::Empty`], [`NetError::Shape`].
+    pub fn new(layers: Vec<Layer>) -> Result<Self, NetError> {
         if layers.is_empty() {
-            return Err(MlpError::Empty);
+            return Err(NetError::Empty);
         }
         for (k, l) in layers.iter().enumerate() {
-            let bad = |what: String| Err(MlpError::Shape { layer: k, what });
+            let bad = |what: String| Err(NetError::Shape { layer: k, what });
             if l.inputs == 0 || l.outputs == 0 {
                 return bad("a layer needs at least one input and one output".into());
             }
@@ -158,17 +160,17 @@ impl Mlp {
     /// buffers of `scratch` ([`MlpScratch::for_mlp`]): nothing is allocated.
     ///
     /// # Errors
-    /// [`MlpError::Buffer`] when `input`, `out` or `scratch` do not fit the
+    /// [`NetError::Buffer`] when `input`, `out` or `scratch` do not fit the
     /// network.
-    pub fn forward(&self, input: &[f32], scratch: &mut MlpScratch, out: &mut [f32]) -> Result<(), MlpError> {
+    pub fn forward(&self, input: &[f32], scratch: &mut MlpScratch, out: &mut [f32]) -> Result<(), NetError> {
         let check = |what, found, expected| {
-            if found == expected { Ok(()) } else { Err(MlpError::Buffer { what, found, expected }) }
+            if found == expected { Ok(()) } else { Err(NetError::Buffer { what, found, expected }) }
         };
         check("the input", input.len(), self.inputs())?;
         check("the output", out.len(), self.outputs())?;
         let hidden = self.widest_hidden();
         if scratch.a.len() < hidden || scratch.b.len() < hidden {
-            return Err(MlpError::Buffer {
+            return Err(NetError::Buffer {
                 what: "the scratch",
                 found: scratch.a.len().min(scratch.b.len()),
                 expected: hidden,
@@ -254,7 +256,7 @@ mod tests {
 
     #[test]
     fn shapes_and_buffers_are_checked() {
-        assert_eq!(Mlp::new(vec![]), Err(MlpError::Empty));
+        assert_eq!(Mlp::new(vec![]), Err(NetError::Empty));
         let err = Mlp::new(vec![layer(3, 4, 0.0), layer(5, 2, 0.0)]).unwrap_err();
         assert!(err.to_string().contains("5 inputs after a layer of 4 outputs"), "{err}");
         let mut bad = layer(3, 4, 0.0);
@@ -263,7 +265,7 @@ mod tests {
         let mlp = Mlp::new(vec![layer(3, 4, 0.0), layer(4, 2, 0.0)]).unwrap();
         let mut s = MlpScratch::for_mlp(&mlp);
         let err = mlp.forward(&[0.0; 2], &mut s, &mut [0.0; 2]).unwrap_err();
-        assert_eq!(err, MlpError::Buffer { what: "the input", found: 2, expected: 3 });
+        assert_eq!(err, NetError::Buffer { what: "the input", found: 2, expected: 3 });
         assert!(mlp.forward(&[0.0; 3], &mut s, &mut [0.0; 3]).is_err());
         assert!(mlp.forward(&[0.0; 3], &mut MlpScratch::default(), &mut [0.0; 2]).is_err());
         assert!(mlp.forward(&[0.0; 3], &mut s, &mut [0.0; 2]).is_ok());

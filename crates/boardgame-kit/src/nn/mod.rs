@@ -1,6 +1,7 @@
-//! Learned agents: a small policy-and-value network ([`Network`]: an
-//! [`Mlp`], or a [`Graph`] of typed layers — 3×3 convolutions over board
-//! planes, residual blocks, pooling, dense heads) read from a versioned
+//! Learned agents: a small policy-and-value network ([`Network`]: a
+//! [`Graph`] of typed layers — dense layers as in an [`Mlp`], 3×3
+//! convolutions over board planes, residual blocks, pooling, dense heads)
+//! read from a versioned
 //! weights file (format version 2, [below](#the-weights-file-format-version-2)),
 //! played in plain Rust.
 //!
@@ -52,7 +53,7 @@
 //! input-major); 7 `Relu`: none; 8 `Store`, 9 `Load`, 10 `Add`, 11 `Concat`:
 //! the slot (0 to 3); 12 `GlobalAvgPool`: channels, positions; 13 `Output`:
 //! the offset. An MLP is the graph `Input(0, inputs)`, `Dense`, `Relu`, …,
-//! `Dense`, `Output(0)`, and is read back as an [`Mlp`].
+//! `Dense`, `Output(0)` ([`Network::mlp`] gives it back as an [`Mlp`]).
 //!
 //! A file that is cut short, has bytes after its checksum, a wrong magic,
 //! version or checksum, a graph whose shapes do not chain ([`Graph::new`]),
@@ -62,9 +63,8 @@
 //! scratch of a forward pass more than [`MAX_ACTIVATION`] entries a
 //! buffer).
 //!
-//! Version 1 (an MLP only, the widths in the header, the text after them)
-//! is refused by [`Network::from_bytes`] with [`WeightsError::Version`];
-//! [`upgrade_v1`] reads one so that it can be written again as version 2.
+//! A file of another format version is refused by [`Network::from_bytes`]
+//! with [`WeightsError::Version`].
 
 mod graph;
 mod mlp;
@@ -74,10 +74,10 @@ mod weights;
 use std::sync::Arc;
 
 pub use graph::{Conv, Graph, GraphScratch, MAX_ACTIVATION, MAX_OPS, MAX_SLOTS, Op};
-pub use mlp::{Layer, Mlp, MlpError, MlpScratch};
+pub use mlp::{Layer, Mlp, MlpScratch, NetError};
 pub use tower::Tower;
 pub use weights::{
-    MAGIC, MAX_LAYERS, MAX_PARAMETERS, MAX_TEXT, NetScratch, Network, WEIGHTS_FORMAT_VERSION, WeightsError, upgrade_v1,
+    MAGIC, MAX_LAYERS, MAX_PARAMETERS, MAX_TEXT, NetScratch, Network, WEIGHTS_FORMAT_VERSION, WeightsError,
 };
 
 use crate::{ActionBuffer, Agent, Budget, Game, GameRng, IsMctsAgent, LeafValue, Turn};

@@ -3,7 +3,7 @@
 //! and exports; built here with random weights for benches and tests.
 
 use super::graph::{Conv, Graph, Op};
-use super::mlp::{Layer, MlpError};
+use super::mlp::{Layer, NetError};
 
 /// The shape of a residual tower over board planes with global features:
 ///
@@ -55,9 +55,9 @@ impl Tower {
     /// `seed` (He-scaled uniform, biases 0).
     ///
     /// # Errors
-    /// [`MlpError::Shape`] when the shape does not chain (no planes, a
+    /// [`NetError::Shape`] when the shape does not chain (no planes, a
     /// range past the input, a zero width).
-    pub fn build(&self, seed: u64) -> Result<Graph, MlpError> {
+    pub fn build(&self, seed: u64) -> Result<Graph, NetError> {
         let mut rng = crate::GameRng::new(seed);
         let mut uniform = |v: &mut [f32], fan_in: usize| {
             let scale = (6.0 / fan_in.max(1) as f64).sqrt();
@@ -71,7 +71,7 @@ impl Tower {
             Op::Conv(cv)
         };
         let mut ops = Vec::new();
-        let empty = |what: &str| MlpError::Shape { layer: 0, what: format!("no {what}") };
+        let empty = |what: &str| NetError::Shape { layer: 0, what: format!("no {what}") };
         let globals: usize = self.globals.iter().map(|g| g.1).sum();
         for (k, &(start, len)) in self.globals.iter().enumerate() {
             ops.push(if k == 0 { Op::Input { start, len } } else { Op::ConcatInput { start, len } });

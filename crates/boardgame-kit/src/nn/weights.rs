@@ -1,10 +1,10 @@
-//! [`Network`]: a policy-and-value network for one game — an [`Mlp`] or a
-//! [`Graph`] of typed layers — and its versioned weights file.
+//! [`Network`]: a policy-and-value network for one game — a [`Graph`] of
+//! typed layers — and its versioned weights file.
 //!
 //! The format is described in the module docs of [`crate::nn`].
 
 use super::graph::{Conv, Graph, GraphScratch, MAX_ACTIVATION, MAX_OPS, Op};
-use super::mlp::{Layer, Mlp, MlpError, MlpScratch};
+use super::mlp::{Layer, Mlp, NetError};
 
 /// The magic bytes a weights file starts with.
 pub const MAGIC: [u8; 4] = *b"BGNN";
@@ -24,10 +24,7 @@ pub enum WeightsError {
     #[error("not a weights file (it does not start with \"BGNN\")")]
     Magic,
     /// A format version this crate does not read.
-    #[error(
-        "weights format version {found} is not supported (this crate reads version {WEIGHTS_FORMAT_VERSION}; \
-         `boardgame_kit::nn::upgrade_v1` converts a version-1 file)"
-    )]
+    #[error("weights format version {found} is not supported (this crate reads version {WEIGHTS_FORMAT_VERSION})")]
     Version {
         /// The file's version.
         found: u16,
@@ -77,8 +74,8 @@ pub enum WeightsError {
     },
 }
 
-/// A policy-and-value network for one game: an [`Mlp`] or a [`Graph`]
-/// from the network's input to `policy_len` policy logits followed by
+/// A policy-and-value network for one game: a [`Graph`] (an [`Mlp`] is one
+/// of dense layers) from the network's input to `policy_len` policy logits followed by
 /// `value_len` value logits, with the game's name and a free text saying
 /// how it was trained.
 ///
@@ -100,27 +97,20 @@ pub struct Network {
     policy_len: usize,
     value_len: usize,
     text: String,
-    body: Body,
-}
-
-/// What computes a [`Network`]'s outputs.
-#[derive(Clone, Debug, PartialEq)]
-enum Body {
-    Mlp(Mlp),
-    Graph(Graph),
+    graph: Graph,
 }
 
 /// The buffers of [`Network::forward`], made once ([`Network::scratch`])
 /// and reused for every call.
 #[derive(Clone, Debug, Default)]
 pub struct NetScratch {
-    mlp: MlpScratch,
     graph: GraphScratch,
 }
 
 impl Network {
-    /// A network over `mlp`, checked: its inputs are `obs_len` and its
-    /// outputs `policy_len + value_len`.
+    /// A network over `mlp` (held as its [`Graph`] of dense layers, which
+    /// computes the MLP's outputs bit for bit), checked: its inputs are
+    /// `obs_len` and its outputs `policy_len + value_len`.
     ///
     /// # Errors
     /// [`WeightsError::Shape`] when the sizes disagree or a length is 0.
@@ -136,7 +126,7 @@ impl Network {
             return Err(WeightsError::Shape(format!("{} layers (at most {MAX_LAYERS})", mlp.layers().len())));
         }
         let (inputs, outputs, params) = (mlp.inputs(), mlp.outputs(), mlp.num_parameters());
-        Self::checked(game, obs_len, policy_len, value_len, text, inputs, outputs, params, Body::Mlp(mlp))
+        Self::checked(game, obs_len, policy_len, value_len, text, inputs, outputs, params, Graph::from_mlp(&mlp))
     }
 
     /// A network over `graph` (its inputs are the network's input, its
@@ -152,11 +142,7 @@ impl Network {
         graph: Graph,
     ) -> Result<Self, WeightsError> {
         let (inputs, outputs, params) = (graph.inputs(), graph.outputs(), graph.num_parameters());
-        let body = match graph.to_mlp() {
-            Some(mlp) if mlp.layers().len() <= MAX_LAYERS => Body::Mlp(mlp),
-            _ => Body::Graph(graph),
-        };
-        Self::checked(game, inputs, policy_len, value_len, text, inputs, outputs, params, body)
+        Self::checked(game, inputs, policy_len, value_len, text, inputs, outputs, params, graph)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -169,7 +155,7 @@ impl Network {
         inputs: usize,
         outputs: usize,
         params: usize,
-        body: Body,
+        graph: Graph,
     ) -> Result<Self, WeightsError> {
         let shape = |m: String| Err(WeightsError::Shape(m));
         if obs_len == 0 || policy_len == 0 {
@@ -187,7 +173,7 @@ impl Network {
         if game.len() > 255 || text.len() > MAX_TEXT {
             return shape("the game's name or the text is too long".into());
         }
-        Ok(Network { game: game.to_string(), obs_len, policy_len, value_len, text: text.to_string(), body })
+        Ok(Network { game: game.to_string(), obs_len, policy_len, value_len, text: text.to_string(), graph })
     }
 
     /// A network with `hidden` layer widths and small deterministic
@@ -257,41 +243,23 @@ impl Network {
     pub fn set_text(&mut self, text: &str) {
         self.text = text.chars().take(MAX_TEXT / 4).collect();
     }
-    /// The network when it is an MLP (a graph of dense layers is one).
-    pub fn mlp(&self) -> Option<&Mlp> {
-        match &self.body {
-            Body::Mlp(m) => Some(m),
-            Body::Graph(_) => None,
-        }
+    /// The network as an MLP, when its graph is one (dense layers with
+    /// ReLU between them, at most [`MAX_LAYERS`] of them).
+    pub fn mlp(&self) -> Option<Mlp> {
+        self.graph.to_mlp().filter(|m| m.layers().len() <= MAX_LAYERS)
     }
-    /// The MLP, for a trainer (shapes must stay as they are).
-    pub fn mlp_mut(&mut self) -> Option<&mut Mlp> {
-        match &mut self.body {
-            Body::Mlp(m) => Some(m),
-            Body::Graph(_) => None,
-        }
-    }
-    /// The network as a [`Graph`] (an MLP's is made on the call).
-    pub fn graph(&self) -> std::borrow::Cow<'_, Graph> {
-        match &self.body {
-            Body::Mlp(m) => std::borrow::Cow::Owned(Graph::from_mlp(m)),
-            Body::Graph(g) => std::borrow::Cow::Borrowed(g),
-        }
+    /// The network's [`Graph`].
+    pub fn graph(&self) -> &Graph {
+        &self.graph
     }
     /// The number of parameters (weights and biases).
     pub fn num_parameters(&self) -> usize {
-        match &self.body {
-            Body::Mlp(m) => m.num_parameters(),
-            Body::Graph(g) => g.num_parameters(),
-        }
+        self.graph.num_parameters()
     }
 
     /// Buffers for [`Network::forward`].
     pub fn scratch(&self) -> NetScratch {
-        match &self.body {
-            Body::Mlp(m) => NetScratch { mlp: MlpScratch::for_mlp(m), graph: GraphScratch::default() },
-            Body::Graph(g) => NetScratch { mlp: MlpScratch::default(), graph: GraphScratch::for_graph(g) },
-        }
+        NetScratch { graph: GraphScratch::for_graph(&self.graph) }
     }
 
     /// Writes the network's [`outputs`](Network::outputs) for `input`
@@ -299,12 +267,9 @@ impl Network {
     /// buffers of `scratch` ([`Network::scratch`]): nothing is allocated.
     ///
     /// # Errors
-    /// [`MlpError::Buffer`] when `input`, `out` or `scratch` do not fit.
-    pub fn forward(&self, input: &[f32], scratch: &mut NetScratch, out: &mut [f32]) -> Result<(), MlpError> {
-        match &self.body {
-            Body::Mlp(m) => m.forward(input, &mut scratch.mlp, out),
-            Body::Graph(g) => g.forward(input, &mut scratch.graph, out),
-        }
+    /// [`NetError::Buffer`] when `input`, `out` or `scratch` do not fit.
+    pub fn forward(&self, input: &[f32], scratch: &mut NetScratch, out: &mut [f32]) -> Result<(), NetError> {
+        self.graph.forward(input, &mut scratch.graph, out)
     }
 
     /// Checks that the network is for `game` with these lengths.
@@ -385,8 +350,8 @@ impl Network {
     /// Reads a weights file (format version [`WEIGHTS_FORMAT_VERSION`]).
     ///
     /// # Errors
-    /// A [`WeightsError`] naming what is wrong with the bytes; a version-1
-    /// file is [`WeightsError::Version`] (see [`upgrade_v1`]).
+    /// A [`WeightsError`] naming what is wrong with the bytes; a file of
+    /// another format version is [`WeightsError::Version`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WeightsError> {
         let mut r = Reader { bytes, at: 0 };
         let Header { game, obs_len, policy_len, value_len } = r.header(WEIGHTS_FORMAT_VERSION)?;
@@ -480,66 +445,9 @@ impl Network {
     }
 }
 
-/// Reads a weights file of format version 1 (an MLP: the widths in the
-/// header, then the text, then the parameters), to be written again as
-/// version 2 with [`Network::to_bytes`]: the conversion of old files (the
-/// engines' shipped networks were converted so, outputs unchanged bit for
-/// bit). Version 2 is refused here.
-///
-/// # Errors
-/// As [`Network::from_bytes`], for the version-1 layout.
-pub fn upgrade_v1(bytes: &[u8]) -> Result<Network, WeightsError> {
-    let mut r = Reader { bytes, at: 0 };
-    let Header { game, obs_len, policy_len, value_len } = r.header(1)?;
-    let n_layers = usize::from(r.take(1, "the number of layers")?[0]);
-    if n_layers == 0 || n_layers > MAX_LAYERS {
-        return Err(WeightsError::Shape(format!("{n_layers} layers (1 to {MAX_LAYERS})")));
-    }
-    let mut widths = [0usize; MAX_LAYERS + 1];
-    for w in widths.iter_mut().take(n_layers + 1) {
-        *w = r.u32("the widths")? as usize;
-    }
-    let widths = &widths[..=n_layers];
-    let mut params = 0usize;
-    for w in widths.windows(2) {
-        if w[0] == 0 || w[1] == 0 || w[0] > MAX_PARAMETERS || w[1] > MAX_PARAMETERS {
-            return Err(WeightsError::Shape(format!("widths {widths:?}")));
-        }
-        params = params.saturating_add(w[0] * w[1] + w[1]);
-    }
-    if params > MAX_PARAMETERS {
-        return Err(WeightsError::Shape(format!("{params} parameters (at most {MAX_PARAMETERS})")));
-    }
-    let text_len = r.u32("the text's length")? as usize;
-    if text_len > MAX_TEXT {
-        return Err(WeightsError::Shape(format!("a text of {text_len} bytes (at most {MAX_TEXT})")));
-    }
-    let text = std::str::from_utf8(r.take(text_len, "the text")?).map_err(|_| WeightsError::Utf8("text"))?;
-    let left = bytes.len() - r.at;
-    if left < 4 * params + 8 {
-        return Err(WeightsError::Truncated { field: "the parameters", needed: 4 * params + 8, left });
-    }
-    let mut layers = Vec::with_capacity(n_layers);
-    for (k, w) in widths.windows(2).enumerate() {
-        let mut l = Layer::zeros(w[0], w[1]);
-        for (index, x) in l.weights.iter_mut().chain(l.bias.iter_mut()).enumerate() {
-            let v = f32::from_le_bytes(r.array("the parameters")?);
-            if !v.is_finite() {
-                return Err(WeightsError::NonFinite { layer: k, index });
-            }
-            *x = v;
-        }
-        layers.push(l);
-    }
-    r.checksum()?;
-    let mlp = Mlp::new(layers).map_err(|e| WeightsError::Shape(e.to_string()))?;
-    Network::new(game, obs_len, policy_len, value_len, text, mlp)
-}
-
-/// FNV-1a, 64 bits: the weights file's checksum (against corruption, not
-/// tampering).
+/// The weights file's checksum: FNV-1a 64 of every byte before it.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+    crate::Fnv1a::of(bytes)
 }
 
 struct Reader<'a> {
@@ -651,8 +559,8 @@ mod tests {
         }
     }
 
-    /// The version-1 file of an MLP network (the old writer, for the
-    /// conversion's tests).
+    /// The version-1 file of an MLP network (the layout of format version
+    /// 1), which the reader refuses.
     fn v1_bytes(n: &Network) -> Vec<u8> {
         let mlp = n.mlp().unwrap();
         let mut b = Vec::new();
@@ -680,23 +588,12 @@ mod tests {
     }
 
     #[test]
-    fn a_version_1_file_is_refused_and_upgrades_unchanged() {
+    fn a_version_1_file_is_refused() {
         let n = net();
         let old = v1_bytes(&n);
         let e = Network::from_bytes(&old).unwrap_err();
         assert_eq!(e, WeightsError::Version { found: 1 });
-        assert!(e.to_string().contains("upgrade_v1"), "{e}");
-        let up = upgrade_v1(&old).unwrap();
-        assert_eq!(up, n);
-        assert_eq!(Network::from_bytes(&up.to_bytes()).unwrap(), n);
-        assert_eq!(upgrade_v1(&n.to_bytes()), Err(WeightsError::Version { found: 2 }));
-        for cut in 0..old.len() {
-            assert!(upgrade_v1(&old[..cut]).is_err(), "cut at {cut}");
-        }
-        let mut flipped = old.clone();
-        let at = flipped.len() - 20;
-        flipped[at] ^= 4;
-        assert!(upgrade_v1(&flipped).is_err());
+        assert!(e.to_string().contains("version 2"), "{e}");
     }
 
     #[test]
@@ -740,8 +637,9 @@ mod tests {
         let e = Network::from_bytes(&b).unwrap_err();
         assert!(matches!(&e, WeightsError::Shape(m) if m.contains("dense layer of 4 inputs for 5")), "{e}");
         // A NaN parameter with a recomputed checksum.
-        let mut n = net();
-        n.mlp_mut().unwrap().layers_mut()[1].bias[2] = f32::NAN;
+        let mut mlp = net().mlp().unwrap();
+        mlp.layers_mut()[1].bias[2] = f32::NAN;
+        let n = Network::new("hidden-nim", 5, 3, 2, "test net", mlp).unwrap();
         let b = n.to_bytes();
         assert_eq!(Network::from_bytes(&b), Err(WeightsError::NonFinite { layer: 1, index: 6 * 4 + 2 }));
     }
@@ -767,8 +665,8 @@ mod tests {
             Op::Output { offset: 12 },
         ];
         let g = Graph::new(8, 14, ops).unwrap();
-        let mut n = Network::from_graph("g", 12, 2, "a graph", g).unwrap();
-        assert!(n.mlp().is_none() && n.mlp_mut().is_none());
+        let n = Network::from_graph("g", 12, 2, "a graph", g).unwrap();
+        assert!(n.mlp().is_none());
         assert_eq!(n.num_parameters(), 9 * 2 * 3 + 3 + 6 + 2);
         let bytes = n.to_bytes();
         let back = Network::from_bytes(&bytes).unwrap();
@@ -781,7 +679,7 @@ mod tests {
         n.forward(&input, &mut n.scratch(), &mut out).unwrap();
         assert!(out.iter().all(|x| x.is_finite()) && out[..12].iter().any(|&x| x > 0.0), "{out:?}");
         assert!(n.forward(&input[1..], &mut n.scratch(), &mut out).is_err());
-        assert!(Network::from_graph("g", 12, 3, "", back.graph().into_owned()).is_err());
+        assert!(Network::from_graph("g", 12, 3, "", back.graph().clone()).is_err());
 
         // Every header and operation byte set to hostile values, the checksum
         // recomputed: read or refused, never a panic; what is read runs.
