@@ -2,12 +2,13 @@
 //! count, with intervals (`boardgame ladder`).
 //!
 //! **The games.** With `k` agents and `n` seats, every deal (a seed) is
-//! played `k` times, once by each *lineup* `w = 0 … k−1`: the agents
-//! `w, w+1, …, w+n−1` (mod `k`), seated by the arena's rotation
-//! ([`boardgame_kit::Arena::seat_of`]). So every agent meets the same deals,
-//! and over the `k` lineups of a deal it sits at each of the table's
-//! positions. With fewer agents than seats an agent fills several seats of
-//! a table; it is never compared with itself.
+//! played once by each *lineup* ([`lineups`]): for strides `s = 1, 2, …`
+//! the agents `w, w+s, …, w+(n−1)s` (mod `k`), `w = 0 … k−1`, until every
+//! two agents have met at a table; each is seated by the arena's rotation
+//! ([`boardgame_kit::Arena::seat_of`]). So every agent meets the same deals
+//! and every other agent, and sits at each of the table's positions. With
+//! fewer agents than seats an agent fills several seats of a table; it is
+//! never compared with itself.
 //!
 //! **The ratings.** Each game is read as pairwise results between the
 //! agents at the table, by win share (a sole win is 1, a draw among `j`
@@ -128,10 +129,40 @@ fn share_units(outcome: Option<Outcome>, seat: usize) -> u64 {
     }
 }
 
-/// The agents (indices into the ladder's list) of lineup `w`: `w, w+1, …`
-/// (mod `k`), `n` of them.
-pub fn lineup(w: usize, k: usize, n: usize) -> Vec<usize> {
-    (0..n).map(|j| (w + j) % k.max(1)).collect()
+/// The lineups of `k` agents at `n` seats (indices into the ladder's list),
+/// until every two agents have met: for strides `s = 1, 2, …`, the `k`
+/// windows `w, w+s, …, w+(n−1)s` (mod `k`), a stride kept only when its
+/// windows seat `n` different agents and bring two agents together who had
+/// not met. Every stride seats each agent once at each position. With fewer
+/// agents than seats, the windows of stride 1 (agents repeat at a table).
+pub fn lineups(k: usize, n: usize) -> Vec<Vec<usize>> {
+    let k = k.max(1);
+    let window = |w: usize, s: usize| -> Vec<usize> { (0..n).map(|j| (w + j * s) % k).collect() };
+    if k < n {
+        return (0..k).map(|w| window(w, 1)).collect();
+    }
+    let mut met = vec![vec![false; k]; k];
+    let mut out = Vec::new();
+    for s in 1..k.max(2) {
+        let windows: Vec<Vec<usize>> = (0..k).map(|w| window(w, s)).collect();
+        let distinct = windows.iter().all(|l| (0..n).all(|i| !l[..i].contains(&l[i])));
+        let new = windows.iter().any(|l| l.iter().any(|&a| l.iter().any(|&b| a != b && !met[a][b])));
+        if !distinct || !new {
+            continue;
+        }
+        for l in &windows {
+            for &a in l {
+                for &b in l {
+                    met[a][b] = true;
+                }
+            }
+        }
+        out.extend(windows);
+        if (0..k).all(|a| (0..k).all(|b| a == b || met[a][b])) {
+            break;
+        }
+    }
+    out
 }
 
 /// Counts one finished game of `lineup` into `tally`.
@@ -196,7 +227,8 @@ fn ladder<G: Engine>(spec: &LadderSpec, progress: &dyn crate::simulate::Progress
         .collect::<Result<Vec<_>, _>>()?;
     let k = specs.len();
     let deals = u64::try_from(seeds.end - seeds.start).unwrap_or(u64::MAX);
-    progress.start(deals.saturating_mul(k as u64).saturating_mul(configs.len() as u64));
+    let tables: u64 = spec.players.iter().map(|&n| lineups(k, n).len() as u64).sum();
+    progress.start(deals.saturating_mul(tables));
     let mut counts = Vec::new();
     for (config, &n) in configs.into_iter().zip(&spec.players) {
         let tally = Mutex::new(CountTally {
@@ -207,8 +239,7 @@ fn ladder<G: Engine>(spec: &LadderSpec, progress: &dyn crate::simulate::Progress
             points: vec![vec![0; k]; k],
         });
         let arena = Arena::<G>::new(config);
-        for w in 0..k {
-            let lineup = lineup(w, k, n);
+        for lineup in lineups(k, n) {
             let table: Vec<Entrant<G>> =
                 lineup.iter().map(|&a| agents::entrant::<G>(specs[a].clone())).collect::<Result<_, _>>()?;
             let on_game = |game: &ArenaGame<G>| {
@@ -517,14 +548,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lineups_seat_every_agent_at_every_position() {
-        let (k, n) = (5, 3);
-        for pos in 0..n {
-            let mut seen: Vec<usize> = (0..k).map(|w| lineup(w, k, n)[pos]).collect();
-            seen.sort_unstable();
-            assert_eq!(seen, (0..k).collect::<Vec<_>>(), "position {pos}");
+    fn lineups_bring_every_two_agents_together_and_seat_each_everywhere() {
+        for (k, n, strides) in [(8, 2, 4), (8, 3, 3), (8, 4, 2), (8, 7, 1), (7, 3, 2), (7, 9, 1), (5, 3, 1), (2, 2, 1)] {
+            let all = lineups(k, n);
+            assert_eq!(all.len(), k * strides, "{k} agents at {n} seats");
+            if k >= n {
+                for a in 0..k {
+                    for b in 0..k {
+                        assert!(a == b || all.iter().any(|l| l.contains(&a) && l.contains(&b)), "{a} and {b} meet");
+                    }
+                }
+                assert!(all.iter().all(|l| (0..n).all(|i| !l[..i].contains(&l[i]))), "distinct agents a table");
+            }
+            for pos in 0..n {
+                let mut seen: Vec<usize> = all.iter().map(|l| l[pos]).collect();
+                seen.sort_unstable();
+                let each: Vec<usize> = (0..k).flat_map(|a| std::iter::repeat_n(a, strides)).collect();
+                assert_eq!(seen, each, "{k} agents, {n} seats: position {pos}");
+            }
         }
-        assert_eq!(lineup(1, 2, 4), [1, 0, 1, 0], "fewer agents than seats: they repeat");
+        assert_eq!(lineups(2, 4)[1], [1, 0, 1, 0], "fewer agents than seats: they repeat");
     }
 
     #[test]
