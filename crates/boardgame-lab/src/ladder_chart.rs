@@ -7,17 +7,7 @@ use boardgame_sim::ladder::{LadderResults, ratings};
 use plotters::prelude::*;
 
 use crate::LabError;
-
-/// Colours of the player counts, in order.
-const COLORS: [RGBColor; 7] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(148, 103, 189),
-    RGBColor(255, 127, 14),
-    RGBColor(140, 86, 75),
-    RGBColor(23, 190, 207),
-];
+use crate::report::color;
 
 /// Draws the ladder's ratings as an SVG file at `path`: the agents along
 /// the x axis (in the ladder's order), Elo up, one series per player count.
@@ -68,7 +58,7 @@ fn draw(r: &LadderResults, path: &Path) -> Result<(), Box<dyn std::error::Error>
         .draw()?;
     let series = rows.len().max(1) as f64;
     for (s, (players, rs)) in rows.iter().enumerate() {
-        let color = COLORS[s % COLORS.len()];
+        let color = color(s);
         let dx = (s as f64 - (series - 1.0) / 2.0) * 0.5 / series;
         let points: Vec<(f64, [f64; 3])> = rs
             .iter()

@@ -324,7 +324,8 @@ const COLORS: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-fn color(i: usize) -> RGBColor {
+/// The `i`-th colour of the lab's charts (they repeat after ten).
+pub(crate) fn color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 const FONT: &str = "sans-serif";
