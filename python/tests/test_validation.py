@@ -1,5 +1,5 @@
-"""Issue 30 item 14: values that used to pass silently are refused, naming
-the argument, and an Agent or Bot shared between threads is safe."""
+"""Values out of their domain are refused, naming the argument, and an
+Agent or Bot shared between threads is safe."""
 
 import threading
 
