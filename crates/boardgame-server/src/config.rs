@@ -26,6 +26,10 @@ pub struct ServerConfig {
     /// [`database_path`](crate::database_path)); `None` keeps tables in
     /// memory only (lost on restart).
     pub data_dir: Option<PathBuf>,
+    /// Start even though the database lost acknowledged commits (a WAL cut,
+    /// damaged or deleted), from its last intact commit; the files as they
+    /// were are copied aside first (docs/serve.md, "Operating it").
+    pub recover_from_last_intact_commit: bool,
     /// The most tables alive at once; creating one more is refused (503).
     pub max_tables: usize,
     /// A table without any action for this long is closed (and, with a data
@@ -156,6 +160,7 @@ impl Default for ServerConfig {
         let bot_threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         ServerConfig {
             data_dir: None,
+            recover_from_last_intact_commit: false,
             max_tables: 1000,
             idle_expiry: Duration::from_secs(2 * 60 * 60),
             max_body: 16 * 1024,
