@@ -75,8 +75,8 @@ fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl App {
     pub(crate) fn new(config: ServerConfig, engines: Vec<Arc<dyn Engine>>) -> std::io::Result<Arc<App>> {
-        let recover = config.recover_from_last_intact_commit;
-        let opened = config.data_dir.as_deref().map(|d| Store::open(d, recover)).transpose()?;
+        let (recover, warn) = (config.recover_from_last_intact_commit, config.checkpoint_warning);
+        let opened = config.data_dir.as_deref().map(|d| Store::open(d, recover, warn)).transpose()?;
         let (store, kept, aside) = match opened {
             Some(o) => (Some(o.store), o.tables, o.aside),
             None => (None, Vec::new(), HashMap::new()),

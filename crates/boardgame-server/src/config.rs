@@ -30,6 +30,9 @@ pub struct ServerConfig {
     /// damaged or deleted), from its last intact commit; the files as they
     /// were are copied aside first (docs/serve.md, "Operating it").
     pub recover_from_last_intact_commit: bool,
+    /// How long a reader of the database (a backup, an `sqlite3` shell) may
+    /// keep its WAL from being copied into it before the server warns.
+    pub checkpoint_warning: Duration,
     /// The most tables alive at once; creating one more is refused (503).
     pub max_tables: usize,
     /// A table without any action for this long is closed (and, with a data
@@ -161,6 +164,7 @@ impl Default for ServerConfig {
         ServerConfig {
             data_dir: None,
             recover_from_last_intact_commit: false,
+            checkpoint_warning: Duration::from_secs(60),
             max_tables: 1000,
             idle_expiry: Duration::from_secs(2 * 60 * 60),
             max_body: 16 * 1024,

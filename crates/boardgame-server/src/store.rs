@@ -324,10 +324,56 @@ impl Quiet {
     }
 }
 
+/// The WAL's size past which the writer copies it into the database.
+const CHECKPOINT_AT: u64 = 4 << 20;
+
+/// Copies the WAL into the database (`PRAGMA wal_checkpoint(PASSIVE)`,
+/// which does not wait for readers), noted in the lock file around it.
+/// Warns when a reader has kept it from completing for `warn_after`.
+struct Checkpoints {
+    warn_after: Duration,
+    /// When checkpoints stopped completing, and the last warning.
+    stuck: Option<(Instant, Instant)>,
+    last: Option<Instant>,
+}
+
+impl Checkpoints {
+    fn run(&mut self, conn: &Connection, folder: &mut files::Folder) {
+        let now = Instant::now();
+        let size = folder.wal_len();
+        if size < CHECKPOINT_AT || self.last.is_some_and(|t| self.stuck.is_some() && now - t < Duration::from_secs(1)) {
+            return;
+        }
+        self.last = Some(now);
+        folder.checkpoint(false);
+        let done =
+            conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok(r.get::<_, i64>(2)? >= r.get::<_, i64>(1)?));
+        folder.checkpoint(true);
+        match done {
+            Ok(true) => self.stuck = None,
+            Ok(false) => {
+                let (since, warned) = *self.stuck.get_or_insert((now, now));
+                if now - since >= self.warn_after && now - warned >= self.warn_after.min(now - since) {
+                    eprintln!(
+                        "database: for {} s a reader (a backup, an sqlite3 shell left open) has kept tables.db-wal \
+                         from being copied into tables.db; it is {} MiB and grows until that reader ends its \
+                         transaction",
+                        (now - since).as_secs(),
+                        size >> 20
+                    );
+                    self.stuck = Some((since, now));
+                }
+            }
+            Err(e) => eprintln!("database: a checkpoint failed ({}); the WAL keeps every change", files::explain(&e)),
+        }
+    }
+}
+
 /// The writer thread: group commits until the channel closes, then a
 /// clean close.
-fn writer(mut conn: Connection, mut folder: files::Folder, rx: mpsc::Receiver<(Job, Done)>) {
+fn writer(mut conn: Connection, mut folder: files::Folder, rx: mpsc::Receiver<(Job, Done)>, warn_after: Duration) {
     let mut quiet = Quiet::default();
+    let mut checkpoints = Checkpoints { warn_after, stuck: None, last: None };
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH
@@ -381,11 +427,13 @@ fn writer(mut conn: Connection, mut folder: files::Folder, rx: mpsc::Receiver<(J
         for ((_, done), answer) in batch.into_iter().zip(answers) {
             let _ = done.send(answer);
         }
+        checkpoints.run(&conn, &mut folder);
     }
     let commits = conn.query_row("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'commits'", [], |r| r.get(0));
-    // A clean close checkpoints the WAL into the file and removes it.
+    // A clean close checkpoints the WAL into the file and removes it (not
+    // while a reader holds it).
     match (conn.close(), commits) {
-        (Ok(()), Ok(n)) => folder.note(n, true),
+        (Ok(()), Ok(n)) => folder.note(n, folder.wal_len() == 0),
         (Err((_, e)), _) | (_, Err(e)) => eprintln!("database: closing it failed ({e}); the next start checks it"),
     }
 }
@@ -500,13 +548,15 @@ impl Store {
     /// Opens (creating) the database of `dir` after checking its files
     /// ([`files::open`]), migrates it, reads every table back (setting
     /// aside those whose rows do not check out), and starts the writer.
-    /// `recover` starts from the last intact commit of a damaged WAL.
+    /// `recover` starts from the last intact commit of a damaged WAL;
+    /// `warn_after` is how long a reader may keep the WAL from being
+    /// checkpointed before a warning.
     ///
     /// # Errors
     /// When the folder or the database cannot be made or opened, or its
     /// files fail their checks ([`StoreError::Refused`]; nothing is
     /// written then).
-    pub(crate) fn open(dir: &Path, recover: bool) -> Result<Opened, StoreError> {
+    pub(crate) fn open(dir: &Path, recover: bool, warn_after: Duration) -> Result<Opened, StoreError> {
         let (mut conn, folder) = files::open(dir, recover)?;
         let path = db_path(dir);
         let refused = |why: String| StoreError::Refused { path: path.clone(), why };
@@ -520,7 +570,7 @@ impl Store {
         let (tx, rx) = mpsc::channel();
         let writer = std::thread::Builder::new()
             .name("boardgame-store".into())
-            .spawn(move || writer(conn, folder, rx))
+            .spawn(move || writer(conn, folder, rx, warn_after))
             .map_err(|source| StoreError::Io { path: path.clone(), source })?;
         Ok(Opened { store: Store { tx, writer: Some(writer) }, tables, aside })
     }

@@ -98,33 +98,109 @@ pub(crate) fn explain(e: &rusqlite::Error) -> String {
     }
 }
 
+/// What the lock file says of the database, rewritten after each commit
+/// and around each checkpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Mark {
+    /// The server closed the database cleanly (its WAL emptied).
+    stopped: bool,
+    /// The last commit acknowledged (`meta.commits`).
+    commits: i64,
+    /// The WAL's salts after that commit.
+    salts: Option<(u32, u32)>,
+    /// The database file (inode, size, modification time in ns) after the
+    /// last checkpoint; `None` while one runs.
+    db: Option<(u64, u64, i128)>,
+}
+
+impl Mark {
+    fn line(&self) -> String {
+        let salts = self.salts.map_or("-".into(), |(a, b)| format!("{a:08x}{b:08x}"));
+        let db = self.db.map_or("-".into(), |(i, s, m)| format!("{i}:{s}:{m}"));
+        let state = if self.stopped { "stopped" } else { "running" };
+        format!("{state} {} {salts} {db}\n", self.commits)
+    }
+
+    fn parse(text: &str) -> Option<Mark> {
+        let mut w = text.split_whitespace();
+        let stopped = w.next()? == "stopped";
+        let commits = w.next()?.parse().ok()?;
+        let salts = w.next().and_then(|s| {
+            let n = u64::from_str_radix(s, 16).ok()?;
+            Some((u32::try_from(n >> 32).ok()?, u32::try_from(n & 0xffff_ffff).ok()?))
+        });
+        let db = w.next().and_then(|d| {
+            let mut p = d.split(':');
+            Some((p.next()?.parse().ok()?, p.next()?.parse().ok()?, p.next()?.parse().ok()?))
+        });
+        Some(Mark { stopped, commits, salts, db })
+    }
+}
+
+/// The database file's identity: inode, size, modification time.
+fn identity(path: &Path) -> Option<(u64, u64, i128)> {
+    let m = fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let inode = 0;
+    let modified = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    Some((inode, m.len(), i128::try_from(modified).ok()?))
+}
+
+/// The WAL's salts, from its header.
+fn salts(path: &Path) -> Option<(u32, u32)> {
+    let mut b = [0u8; 24];
+    File::open(path).and_then(|mut f| f.read_exact(&mut b)).ok()?;
+    let word = |at: usize| b.get(at..at + 4).and_then(|w| w.try_into().ok()).map(u32::from_be_bytes);
+    Some((word(16)?, word(20)?))
+}
+
 /// The folder's lock file, held for as long as this lives.
 pub(crate) struct Folder {
     lock: File,
+    dir: PathBuf,
+    mark: Mark,
 }
 
 impl Folder {
-    /// Notes the database's commit counter (and a clean close).
-    pub(crate) fn note(&mut self, commits: i64, stopped: bool) {
-        let line = format!("{} {commits}\n", if stopped { "stopped" } else { "running" });
+    fn write(&self) {
+        let line = format!("{:<80}", self.mark.line());
         #[cfg(unix)]
-        let written = std::os::unix::fs::FileExt::write_all_at(&self.lock, format!("{line:<40}").as_bytes(), 0);
+        let written = std::os::unix::fs::FileExt::write_all_at(&self.lock, line.as_bytes(), 0);
         #[cfg(not(unix))]
         let written = std::io::Write::write_all(&mut &self.lock, line.as_bytes());
         if let Err(e) = written {
             eprintln!("database: the lock file cannot be written ({e}); a lost WAL would go unseen");
         }
     }
+
+    /// Notes a commit (before it is acknowledged), or a clean close.
+    pub(crate) fn note(&mut self, commits: i64, stopped: bool) {
+        self.mark.commits = commits;
+        self.mark.stopped = stopped;
+        self.mark.salts = if stopped { None } else { salts(&sibling(&self.dir, "-wal")) };
+        self.write();
+    }
+
+    /// Notes a checkpoint starting (`false`) or done (`true`).
+    pub(crate) fn checkpoint(&mut self, done: bool) {
+        self.mark.db = if done { identity(&db_path(&self.dir)) } else { None };
+        self.write();
+    }
+
+    /// The WAL's size in bytes.
+    pub(crate) fn wal_len(&self) -> u64 {
+        fs::metadata(sibling(&self.dir, "-wal")).map_or(0, |m| m.len())
+    }
 }
 
-/// What the lock file says of the last server: stopped cleanly, and its
-/// last commit acknowledged (`None`: nothing, a new folder).
-fn last_run(lock: &mut File) -> Option<(bool, i64)> {
+/// What the lock file says of the last server (`None`: nothing, a new
+/// folder).
+fn last_run(lock: &mut File) -> Option<Mark> {
     let mut text = String::new();
     lock.read_to_string(&mut text).ok()?;
-    let mut words = text.split_whitespace();
-    let stopped = words.next()? == "stopped";
-    Some((stopped, words.next()?.parse().ok()?))
+    Mark::parse(&text)
 }
 
 /// Refuses a data file that is a symbolic link, or not a file.
@@ -309,6 +385,8 @@ fn writable(path: &Path) -> rusqlite::Result<Connection> {
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", true)?;
     conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
+    // Checkpoints are the writer's, noted in the lock file around them.
+    conn.pragma_update(None, "wal_autocheckpoint", 0)?;
     Ok(conn)
 }
 
@@ -322,13 +400,12 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
     let mut lock = lock(dir, LOCK_WAIT)?;
     let (db, wal_file, shm) = (plain(&path)?, plain(&sibling(dir, "-wal"))?, plain(&sibling(dir, "-shm"))?);
     let last = last_run(&mut lock);
-    lock.set_len(0).map_err(|source| StoreError::Io { path: sibling(dir, ".lock"), source })?;
     let mut start = 0;
     if !db {
         if wal_file || shm {
             return Err(refused(format!("it is missing, but its -wal or -shm file is there. {TOGETHER}")));
         }
-        if let Some((_, n)) = last.filter(|&(_, n)| n > 0) {
+        if let Some(n) = last.map(|m| m.commits).filter(|&n| n > 0) {
             return Err(refused(format!(
                 "it is missing, but this folder's server acknowledged {n} commits to it ({} says so). {TOGETHER}; to \
                  start this folder afresh, move tables.db.lock away too",
@@ -346,20 +423,44 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
         let found = wal::read(&bytes);
         let lost = match (&found.damage, last) {
             (Some(damage), _) => Some(format!("{} is damaged: {damage}", wal_path.display())),
-            (None, Some((true, _))) if found.commits > 0 => Some(format!(
+            (None, Some(m)) if found.commits > 0 && m.stopped => Some(format!(
                 "{} holds {} commits, but the server stopped cleanly (which empties it): it belongs to another copy \
                  of the database",
                 wal_path.display(),
                 found.commits
             )),
+            (None, Some(Mark { salts: Some(s), .. }))
+                if found.commits > 0 && found.salts.0 != s.0.wrapping_add(1) && found.salts != s =>
+            {
+                Some(format!(
+                    "{} is not the WAL this server wrote beside tables.db (its salts differ): it belongs to another \
+                     copy of the database",
+                    wal_path.display()
+                ))
+            }
+            (None, Some(Mark { db: Some(id), .. })) if found.commits > 0 && identity(&path) != Some(id) => {
+                Some(format!(
+                    "{} changed after the server's last checkpoint (restored or copied over?), so {} does not continue it",
+                    path.display(),
+                    wal_path.display()
+                ))
+            }
             _ => None,
         };
         let lost = match lost {
             Some(why) => Some(why),
             None => {
-                let commits = check(&path).map_err(|why| refused(format!("{why}. {TOGETHER}")))?;
+                let commits = check(&path);
+                // SQLite's reader leaves an empty WAL and an index where
+                // there was none: they are not left behind.
+                for (suffix, was) in [("-wal", wal_file), ("-shm", shm)] {
+                    if !was {
+                        let _ = fs::remove_file(sibling(dir, suffix));
+                    }
+                }
+                let commits = commits.map_err(|why| refused(format!("{why}. {TOGETHER}")))?;
                 start = commits;
-                match last {
+                match last.map(|m| (m.stopped, m.commits)) {
                     Some((false, acked)) if commits < acked => Some(format!(
                         "it holds commit {commits}, but the server acknowledged commit {acked} before it stopped \
                          uncleanly: {} acknowledged commits are lost ({})",
@@ -400,7 +501,7 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
                 aside.display()
             );
             start = check(&path).map_err(|why| refused(format!("{why}. {TOGETHER}")))?;
-            if let Some((_, acked)) = last {
+            if let Some(acked) = last.map(|m| m.commits) {
                 eprintln!("database {}: {} acknowledged commits were dropped", path.display(), (acked - start).max(0));
             }
         }
@@ -419,7 +520,9 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
         // Later frames of the damaged WAL are not left for the next start.
         conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(|e| refused(explain(&e)))?;
     }
-    let mut folder = Folder { lock };
+    lock.set_len(0).map_err(|source| StoreError::Io { path: sibling(dir, ".lock"), source })?;
+    let mut folder = Folder { lock, dir: dir.to_path_buf(), mark: Mark::default() };
+    folder.checkpoint(true);
     folder.note(start, false);
     Ok((conn, folder))
 }

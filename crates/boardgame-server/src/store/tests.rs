@@ -3,6 +3,7 @@ use files::DB_FILE;
 use rusqlite::OpenFlags;
 use std::fs;
 use std::path::PathBuf;
+use std::time::Duration;
 
 fn table(id: &str, actions: u64) -> StoredTable {
     StoredTable {
@@ -34,7 +35,7 @@ fn execute(dir: &Path, sql: &str) {
 #[tokio::test]
 async fn saves_append_rows_and_survive_reopening() {
     let dir = temp("append");
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert!(opened.tables.is_empty());
     let id = "00000000000000aa";
     opened.store.save(&table(id, 3), None).await.unwrap();
@@ -48,7 +49,7 @@ async fn saves_append_rows_and_survive_reopening() {
     assert_eq!(query::<i64>(&dir, "SELECT steps FROM tables"), 5);
     assert_eq!(query::<String>(&dir, "PRAGMA journal_mode"), "wal");
     drop(opened);
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert_eq!(opened.tables.len(), 1);
     assert_eq!(opened.tables[0].record, table(id, 5).record, "the record comes back whole, actions in order");
     assert_eq!(opened.tables[0].seats[0].token.as_deref(), Some("x"));
@@ -58,7 +59,7 @@ async fn saves_append_rows_and_survive_reopening() {
     opened.store.expire(id).await.unwrap();
     drop(opened);
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 9);
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert_eq!(opened.tables.len(), 1, "an expired table is not served");
     assert_eq!(opened.tables[0].id, "00000000000000bb");
     drop(opened);
@@ -66,21 +67,21 @@ async fn saves_append_rows_and_survive_reopening() {
     assert_eq!(purge_expired(&dir).unwrap(), 1);
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM tables"), 1, "only the expired table is purged");
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 2);
-    assert_eq!(Store::open(&dir, false).unwrap().tables.len(), 1);
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables.len(), 1);
     let _ = fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_changed_header_is_rewritten_with_its_checksum() {
     let dir = temp("header");
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let id = "00000000000000aa";
     opened.store.save(&table(id, 2), None).await.unwrap();
     let mut t = table(id, 4);
     t.record["agents"] = serde_json::json!(["human"]);
     opened.store.save(&t, Some(2)).await.unwrap();
     drop(opened);
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert_eq!(opened.tables.len(), 1);
     assert_eq!(opened.tables[0].record, t.record);
     drop(opened);
@@ -93,7 +94,7 @@ async fn a_changed_header_is_rewritten_with_its_checksum() {
 #[tokio::test]
 async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
     let dir = temp("aside");
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     for (id, n) in [("00000000000000a1", 4), ("00000000000000a2", 4), ("00000000000000a3", 4), ("00000000000000a4", 3)]
     {
         opened.store.save(&table(id, n), None).await.unwrap();
@@ -107,7 +108,7 @@ async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
          INSERT INTO tables (id, game, created, seats, record, steps, checksum)
              SELECT '00000000000000b4', game, created, seats, record, steps, checksum FROM tables WHERE id = '00000000000000a4';",
     );
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let ids: Vec<&str> = opened.tables.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, ["00000000000000a4"], "only the intact table is served");
     drop(opened);
@@ -123,7 +124,7 @@ async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
     assert!(why("00000000000000b4").contains("row does not match its checksum"), "{}", why("00000000000000b4"));
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 4 + 3 + 4 + 3, "every row is kept");
     // Set aside for good: the next start does not serve them either.
-    assert_eq!(Store::open(&dir, false).unwrap().tables.len(), 1);
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables.len(), 1);
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -131,7 +132,7 @@ async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
 #[tokio::test]
 async fn a_damaged_database_is_refused_and_left_untouched() {
     let dir = temp("damaged");
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     for i in 0..40u64 {
         opened.store.save(&table(&format!("{i:016x}"), 30), None).await.unwrap();
     }
@@ -164,16 +165,18 @@ async fn a_damaged_database_is_refused_and_left_untouched() {
     ];
     for (what, bytes) in damages {
         fs::write(db_path(&dir), &bytes).unwrap();
-        let Err(e) = Store::open(&dir, false) else { panic!("{what}: the damaged database was opened") };
+        let Err(e) = Store::open(&dir, false, Duration::from_secs(60)) else {
+            panic!("{what}: the damaged database was opened")
+        };
         let message = e.to_string();
         assert!(message.starts_with("refusing the database"), "{what}: {message}");
         assert!(message.contains("left untouched"), "{what}: {message}");
         assert_eq!(fs::read(db_path(&dir)).unwrap(), bytes, "{what}: the file was changed");
     }
     fs::write(db_path(&dir), b"SQLite format 3\0 but not really, just some text").unwrap();
-    assert!(Store::open(&dir, false).is_err());
+    assert!(Store::open(&dir, false, Duration::from_secs(60)).is_err());
     fs::write(db_path(&dir), &good).unwrap();
-    assert_eq!(Store::open(&dir, false).unwrap().tables.len(), 40, "the intact file opens");
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables.len(), 40, "the intact file opens");
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -183,7 +186,7 @@ async fn a_damaged_database_is_refused_and_left_untouched() {
 #[tokio::test]
 async fn flipped_bytes_never_serve_a_history_never_saved() {
     let dir = temp("flips");
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let saved: Vec<StoredTable> = (0..12u64).map(|i| table(&format!("{:016x}", i + 1), 10 + i)).collect();
     for t in &saved {
         opened.store.save(t, None).await.unwrap();
@@ -198,7 +201,7 @@ async fn flipped_bytes_never_serve_a_history_never_saved() {
         let mut bytes = good.clone();
         bytes[at] ^= 1 << ((lcg >> 8) % 8);
         fs::write(db_path(&dir), &bytes).unwrap();
-        match Store::open(&dir, false) {
+        match Store::open(&dir, false, Duration::from_secs(60)) {
             Err(e) => {
                 assert!(e.to_string().starts_with("refusing the database"), "{e}");
                 refused += 1;
@@ -232,7 +235,7 @@ async fn secrets_are_private() {
     let dir = temp("perm");
     fs::create_dir_all(&dir).unwrap();
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     opened.store.save(&table("00000000000000aa", 2), None).await.unwrap();
     let mode = |p: &str| fs::metadata(dir.join(p)).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(""), 0o755, "the mode of a folder the server did not create is left as it is");
@@ -241,7 +244,7 @@ async fn secrets_are_private() {
     assert_eq!(mode(&format!("{DB_FILE}-shm")), 0o600);
     drop(opened);
     fs::set_permissions(db_path(&dir), fs::Permissions::from_mode(0o644)).unwrap();
-    drop(Store::open(&dir, false).unwrap());
+    drop(Store::open(&dir, false, Duration::from_secs(60)).unwrap());
     assert_eq!(mode(DB_FILE), 0o600, "a file opened up is closed again");
     let _ = fs::remove_dir_all(&dir);
 }
@@ -251,14 +254,14 @@ async fn secrets_are_private() {
 #[tokio::test]
 async fn a_second_server_on_the_same_folder_is_refused() {
     let dir = temp("lock");
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let Err(e) = files::lock(&dir, std::time::Duration::from_millis(50)) else { panic!("the lock was taken twice") };
     assert!(e.to_string().contains("another server is using the data folder"), "{e}");
     // Readers are not locked out (backups, the sqlite3 shell).
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM tables"), 0);
     drop(opened);
     drop(files::lock(&dir, std::time::Duration::ZERO).unwrap());
-    assert!(Store::open(&dir, false).is_ok(), "free again once the first is closed");
+    assert!(Store::open(&dir, false, Duration::from_secs(60)).is_ok(), "free again once the first is closed");
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -268,7 +271,7 @@ async fn a_second_server_on_the_same_folder_is_refused() {
 async fn a_folder_the_server_makes_is_private() {
     use std::os::unix::fs::PermissionsExt;
     let dir = temp("newdir");
-    drop(Store::open(&dir, false).unwrap());
+    drop(Store::open(&dir, false, Duration::from_secs(60)).unwrap());
     assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
     let _ = fs::remove_dir_all(&dir);
 }
@@ -305,7 +308,7 @@ async fn a_database_of_the_first_schema_is_migrated() {
         }
     }
     drop(conn);
-    let opened = Store::open(&dir, false).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let mut got: Vec<(String, Value)> = opened.tables.iter().map(|t| (t.id.clone(), t.record.clone())).collect();
     got.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(
@@ -328,7 +331,7 @@ async fn a_database_of_the_first_schema_is_migrated() {
         panic!("a second row for the same step was taken")
     };
     assert!(e.to_string().contains("UNIQUE"), "{e}");
-    assert_eq!(Store::open(&dir, false).unwrap().tables.len(), 2);
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables.len(), 2);
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -337,17 +340,17 @@ async fn a_database_of_the_first_schema_is_migrated() {
 #[tokio::test]
 async fn a_second_writer_is_refused_not_forked() {
     let dir = temp("fork");
-    let first = Store::open(&dir, false).unwrap();
+    let first = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let id = "00000000000000aa";
     first.store.save(&table(id, 3), None).await.unwrap();
     fs::remove_file(dir.join(format!("{DB_FILE}.lock"))).unwrap();
-    let second = Store::open(&dir, false).unwrap();
+    let second = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert_eq!(second.tables.len(), 1);
     first.store.save(&table(id, 5), Some(3)).await.unwrap();
     let e = second.store.save(&table(id, 4), Some(3)).await.unwrap_err();
     assert!(e.contains("another server writes to the same data folder"), "{e}");
     drop((first, second));
     assert_eq!(query::<i64>(&dir, "SELECT steps FROM tables"), 5);
-    assert_eq!(Store::open(&dir, false).unwrap().tables[0].record, table(id, 5).record);
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables[0].record, table(id, 5).record);
     let _ = fs::remove_dir_all(&dir);
 }
