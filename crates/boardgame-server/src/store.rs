@@ -166,12 +166,20 @@ pub(crate) struct Opened {
 pub(crate) struct Store {
     tx: mpsc::Sender<(Job, Done)>,
     writer: Option<std::thread::JoinHandle<()>>,
+    /// Stops the checkpointer when dropped.
+    stop: mpsc::Sender<()>,
+    checkpointer: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for Store {
-    /// Stops the writer once it has answered every save sent, and waits
-    /// for it to close the database and release the folder.
+    /// Stops the checkpointer, then the writer once it has answered every
+    /// save sent, and waits for it to close the database (the last
+    /// connection: the WAL is emptied) and release the folder.
     fn drop(&mut self) {
+        self.stop = mpsc::channel().0;
+        if let Some(c) = self.checkpointer.take() {
+            let _ = c.join();
+        }
         self.tx = mpsc::channel().0;
         if let Some(w) = self.writer.take() {
             let _ = w.join();
@@ -324,44 +332,44 @@ impl Quiet {
     }
 }
 
-/// The WAL's size past which the writer copies it into the database.
-const CHECKPOINT_AT: u64 = 4 << 20;
+/// How often the checkpointer copies the WAL into the database.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 
-/// Copies the WAL into the database (`PRAGMA wal_checkpoint(PASSIVE)`,
-/// which does not wait for readers), noted in the lock file around it.
-/// Warns when a reader has kept it from completing for `warn_after`.
-struct Checkpoints {
-    warn_after: Duration,
-    /// When checkpoints stopped completing, and the last warning.
-    stuck: Option<(Instant, Instant)>,
-    last: Option<Instant>,
+type Folder = std::sync::Arc<std::sync::Mutex<files::Folder>>;
+
+fn folder(f: &Folder) -> std::sync::MutexGuard<'_, files::Folder> {
+    f.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl Checkpoints {
-    fn run(&mut self, conn: &Connection, folder: &mut files::Folder) {
-        let now = Instant::now();
-        let size = folder.wal_len();
-        if size < CHECKPOINT_AT || self.last.is_some_and(|t| self.stuck.is_some() && now - t < Duration::from_secs(1)) {
-            return;
+/// The checkpointer thread: copies the WAL into the database now and then
+/// (`PRAGMA wal_checkpoint(PASSIVE)`, which neither waits for readers nor
+/// holds the writer up), noted in the lock file around each. Warns when a
+/// reader has kept it from completing for `warn_after`.
+fn checkpointer(conn: Connection, f: Folder, stop: mpsc::Receiver<()>, warn_after: Duration) {
+    // Since when checkpoints stopped completing, and the last warning.
+    let mut stuck: Option<(Instant, Instant)> = None;
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY) {
+        if folder(&f).wal_len() == 0 {
+            continue;
         }
-        self.last = Some(now);
-        folder.checkpoint(false);
+        folder(&f).checkpoint(false);
         let done =
             conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok(r.get::<_, i64>(2)? >= r.get::<_, i64>(1)?));
-        folder.checkpoint(true);
+        folder(&f).checkpoint(true);
+        let now = Instant::now();
         match done {
-            Ok(true) => self.stuck = None,
+            Ok(true) => stuck = None,
             Ok(false) => {
-                let (since, warned) = *self.stuck.get_or_insert((now, now));
-                if now - since >= self.warn_after && now - warned >= self.warn_after.min(now - since) {
+                let (since, warned) = *stuck.get_or_insert((now, now));
+                if now - since >= warn_after && (now - warned >= warn_after || warned == since) {
                     eprintln!(
                         "database: for {} s a reader (a backup, an sqlite3 shell left open) has kept tables.db-wal \
                          from being copied into tables.db; it is {} MiB and grows until that reader ends its \
                          transaction",
                         (now - since).as_secs(),
-                        size >> 20
+                        folder(&f).wal_len() >> 20
                     );
-                    self.stuck = Some((since, now));
+                    stuck = Some((since, now));
                 }
             }
             Err(e) => eprintln!("database: a checkpoint failed ({}); the WAL keeps every change", files::explain(&e)),
@@ -371,9 +379,8 @@ impl Checkpoints {
 
 /// The writer thread: group commits until the channel closes, then a
 /// clean close.
-fn writer(mut conn: Connection, mut folder: files::Folder, rx: mpsc::Receiver<(Job, Done)>, warn_after: Duration) {
+fn writer(mut conn: Connection, f: Folder, rx: mpsc::Receiver<(Job, Done)>) {
     let mut quiet = Quiet::default();
-    let mut checkpoints = Checkpoints { warn_after, stuck: None, last: None };
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH
@@ -417,7 +424,7 @@ fn writer(mut conn: Connection, mut folder: files::Folder, rx: mpsc::Receiver<(J
             Ok(n)
         })();
         match outcome {
-            Ok(commits) => folder.note(commits, false),
+            Ok(commits) => folder(&f).note(commits, false),
             Err(e) => {
                 let why = format!("the database could not be written: {}", files::explain(&e));
                 quiet.log(&format!("{:?}", e.sqlite_error_code()), &why);
@@ -427,13 +434,16 @@ fn writer(mut conn: Connection, mut folder: files::Folder, rx: mpsc::Receiver<(J
         for ((_, done), answer) in batch.into_iter().zip(answers) {
             let _ = done.send(answer);
         }
-        checkpoints.run(&conn, &mut folder);
     }
     let commits = conn.query_row("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'commits'", [], |r| r.get(0));
     // A clean close checkpoints the WAL into the file and removes it (not
     // while a reader holds it).
     match (conn.close(), commits) {
-        (Ok(()), Ok(n)) => folder.note(n, folder.wal_len() == 0),
+        (Ok(()), Ok(n)) => {
+            let mut f = folder(&f);
+            let stopped = f.wal_len() == 0;
+            f.note(n, stopped);
+        }
         (Err((_, e)), _) | (_, Err(e)) => eprintln!("database: closing it failed ({e}); the next start checks it"),
     }
 }
@@ -567,12 +577,21 @@ impl Store {
         let (tables, aside) = load(&conn).map_err(|e| {
             refused(format!("it cannot be read to its end ({}). {}", files::explain(&e), files::TOGETHER))
         })?;
+        let other = files::writable(&path).map_err(|e| refused(files::explain(&e)))?;
+        let f: Folder = std::sync::Arc::new(std::sync::Mutex::new(folder));
         let (tx, rx) = mpsc::channel();
-        let writer = std::thread::Builder::new()
-            .name("boardgame-store".into())
-            .spawn(move || writer(conn, folder, rx, warn_after))
-            .map_err(|source| StoreError::Io { path: path.clone(), source })?;
-        Ok(Opened { store: Store { tx, writer: Some(writer) }, tables, aside })
+        let (stop, stopped) = mpsc::channel();
+        let spawn = |name: &str, run: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(run)
+                .map_err(|source| StoreError::Io { path: path.clone(), source })
+        };
+        let g = f.clone();
+        let checkpointer =
+            spawn("boardgame-checkpointer", Box::new(move || checkpointer(other, g, stopped, warn_after)))?;
+        let writer = spawn("boardgame-store", Box::new(move || writer(conn, f, rx)))?;
+        Ok(Opened { store: Store { tx, writer: Some(writer), stop, checkpointer: Some(checkpointer) }, tables, aside })
     }
 
     async fn ask(&self, job: Job) -> Result<(), String> {
@@ -660,20 +679,36 @@ pub(crate) fn export(dir: &Path, id: &str) -> Result<Value, StoreError> {
 /// cannot be written.
 pub(crate) fn purge_expired(dir: &Path) -> Result<usize, StoreError> {
     let path = db_path(dir);
-    let mut conn = files::connect_existing(&path)?;
+    // With no server on the folder, its files are checked as at start, and
+    // its lock held meanwhile; beside a server, that server checked them.
+    let (mut conn, folder) = match files::lock(dir, Duration::ZERO) {
+        Ok(lock) if files::exists(&path)? => {
+            drop(lock);
+            let (conn, folder) = files::open(dir, false)?;
+            (conn, Some(folder))
+        }
+        _ => (files::connect_existing(&path)?, None),
+    };
     let sql = |e: rusqlite::Error| StoreError::Refused { path: path.clone(), why: files::explain(&e) };
-    if conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).map_err(sql)? != SCHEMA_VERSION {
-        return Err(StoreError::Refused {
-            path: path.clone(),
-            why: "its schema is older than this server's: start the server on it once first".into(),
-        });
-    }
+    migrate(&mut conn).map_err(|why| StoreError::Refused { path: path.clone(), why })?;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql)?;
     tx.execute("DELETE FROM actions WHERE table_key IN (SELECT key FROM tables WHERE status = 'expired')", [])
         .map_err(sql)?;
     let n = tx.execute("DELETE FROM tables WHERE status = 'expired'", []).map_err(sql)?;
-    tx.execute("UPDATE meta SET value = value + 1 WHERE key = 'commits'", []).map_err(sql)?;
+    let commits: i64 = tx
+        .query_row(
+            "UPDATE meta SET value = value + 1 WHERE key = 'commits' RETURNING CAST(value AS INTEGER)",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql)?;
     tx.commit().map_err(sql)?;
+    if let Some(mut f) = folder {
+        f.note(commits, false);
+        conn.close().map_err(|(_, e)| sql(e))?;
+        let stopped = f.wal_len() == 0;
+        f.note(commits, stopped);
+    }
     Ok(n)
 }
 

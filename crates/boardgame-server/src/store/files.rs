@@ -356,6 +356,11 @@ fn create(dir: &Path, path: &Path) -> Result<(), StoreError> {
     File::open(dir).and_then(|f| f.sync_all()).map_err(|source| StoreError::Io { path: dir.to_path_buf(), source })
 }
 
+/// Whether `path` is there (a plain file; a link or a folder is refused).
+pub(crate) fn exists(path: &Path) -> Result<bool, StoreError> {
+    plain(path)
+}
+
 /// Opens an existing database read-only, checkpointing nothing.
 pub(crate) fn read_only(path: &Path) -> Result<Connection, StoreError> {
     let refused = |e: rusqlite::Error| StoreError::Refused { path: path.to_path_buf(), why: explain(&e) };
@@ -376,7 +381,7 @@ pub(crate) fn connect_existing(path: &Path) -> Result<Connection, StoreError> {
     writable(path).map_err(|e| StoreError::Refused { path: path.to_path_buf(), why: explain(&e) })
 }
 
-fn writable(path: &Path) -> rusqlite::Result<Connection> {
+pub(crate) fn writable(path: &Path) -> rusqlite::Result<Connection> {
     let conn = connect(path, OpenFlags::default())?;
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
@@ -385,7 +390,7 @@ fn writable(path: &Path) -> rusqlite::Result<Connection> {
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", true)?;
     conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
-    // Checkpoints are the writer's, noted in the lock file around them.
+    // Checkpoints are the checkpointer's, noted in the lock file around them.
     conn.pragma_update(None, "wal_autocheckpoint", 0)?;
     Ok(conn)
 }
