@@ -448,6 +448,27 @@ fn writer(mut conn: Connection, f: Folder, rx: mpsc::Receiver<(Job, Done)>) {
     }
 }
 
+/// A table's action rows: (step, action, checksum).
+type ActionRows = Vec<(u64, u64, i64)>;
+
+/// The columns of `tables` that [`table_row`] reads.
+const TABLE_COLUMNS: &str = "key, id, game, created, seats, record, steps, status, status_why, checksum";
+
+fn table_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TableRow> {
+    Ok(TableRow {
+        key: r.get(0)?,
+        id: r.get(1)?,
+        game: r.get(2)?,
+        created: unsigned(r.get(3)?),
+        seats: r.get(4)?,
+        record: r.get(5)?,
+        steps: unsigned(r.get(6)?),
+        status: r.get(7)?,
+        why: r.get(8)?,
+        checksum: r.get(9)?,
+    })
+}
+
 /// A row of `tables`, as read.
 struct TableRow {
     key: i64,
@@ -508,27 +529,11 @@ fn read_table(row: &TableRow, actions: &[(u64, u64, i64)]) -> Result<StoredTable
 /// Reads every live and set-aside table; sets aside the live ones whose
 /// rows do not check out. Any row SQLite cannot read refuses the file.
 fn load(conn: &Connection) -> rusqlite::Result<(Vec<StoredTable>, HashMap<String, SetAside>)> {
-    let mut st = conn.prepare(
-        "SELECT key, id, game, created, seats, record, steps, status, status_why, checksum \
-         FROM tables WHERE status IN ('live', 'set_aside') ORDER BY created, id",
-    )?;
-    let rows = st
-        .query_map([], |r| {
-            Ok(TableRow {
-                key: r.get(0)?,
-                id: r.get(1)?,
-                game: r.get(2)?,
-                created: unsigned(r.get(3)?),
-                seats: r.get(4)?,
-                record: r.get(5)?,
-                steps: unsigned(r.get(6)?),
-                status: r.get(7)?,
-                why: r.get(8)?,
-                checksum: r.get(9)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut actions: HashMap<i64, Vec<(u64, u64, i64)>> = HashMap::new();
+    let mut st = conn.prepare(&format!(
+        "SELECT {TABLE_COLUMNS} FROM tables WHERE status IN ('live', 'set_aside') ORDER BY created, id"
+    ))?;
+    let rows = st.query_map([], table_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut actions: HashMap<i64, ActionRows> = HashMap::new();
     let mut st = conn.prepare("SELECT table_key, step, action, checksum FROM actions ORDER BY table_key, step")?;
     let mut scan = st.query([])?;
     while let Some(r) = scan.next()? {
@@ -638,25 +643,8 @@ pub(crate) fn export(dir: &Path, id: &str) -> Result<Value, StoreError> {
     let path = db_path(dir);
     let refused = |why: String| StoreError::Refused { path: path.clone(), why };
     let conn = files::read_only(&path)?;
-    let read = || -> rusqlite::Result<(TableRow, Vec<(u64, u64, i64)>)> {
-        let row = conn.query_row(
-            "SELECT key, id, game, created, seats, record, steps, status, status_why, checksum FROM tables WHERE id = ?1",
-            [id],
-            |r| {
-                Ok(TableRow {
-                    key: r.get(0)?,
-                    id: r.get(1)?,
-                    game: r.get(2)?,
-                    created: unsigned(r.get(3)?),
-                    seats: r.get(4)?,
-                    record: r.get(5)?,
-                    steps: unsigned(r.get(6)?),
-                    status: r.get(7)?,
-                    why: r.get(8)?,
-                    checksum: r.get(9)?,
-                })
-            },
-        )?;
+    let read = || -> rusqlite::Result<(TableRow, ActionRows)> {
+        let row = conn.query_row(&format!("SELECT {TABLE_COLUMNS} FROM tables WHERE id = ?1"), [id], table_row)?;
         let mut st = conn.prepare("SELECT step, action, checksum FROM actions WHERE table_key = ?1 ORDER BY step")?;
         let actions = st
             .query_map([row.key], |r| Ok((unsigned(r.get(0)?), unsigned(r.get(1)?), r.get(2)?)))?

@@ -4,11 +4,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use boardgame_server::{Server, ServerConfig};
-use common::{my_turn, over, token};
+use common::{my_turn, token};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
