@@ -30,6 +30,11 @@ pub struct ServeArgs {
     /// database (they are kept, marked expired, until then).
     #[arg(long, conflicts_with = "memory")]
     purge_expired: bool,
+    /// Start even though the database lost acknowledged commits (its WAL
+    /// cut, damaged or deleted): from its last intact commit, the files as
+    /// they were copied aside first (docs/serve.md, "Operating it").
+    #[arg(long, conflicts_with = "memory")]
+    recover_from_last_intact_commit: bool,
     /// The most tables alive at once (1 to 1000000).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_tables: u64,
@@ -68,6 +73,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     }
     let config = ServerConfig {
         data_dir: data.clone(),
+        recover_from_last_intact_commit: args.recover_from_last_intact_commit,
         max_tables: usize::try_from(args.max_tables).unwrap_or(usize::MAX),
         // In range by the parser: at most a year of minutes.
         idle_expiry: Duration::from_secs(args.idle_minutes.saturating_mul(60)),

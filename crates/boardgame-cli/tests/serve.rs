@@ -92,40 +92,6 @@ fn serve_refuses_limits_out_of_range() {
     }
 }
 
-/// Issue 22 item 5: a copy of a table's file under another name is refused
-/// with a message that says which file and why — now when an old data
-/// directory is imported into the database (issue 29).
-#[test]
-fn serve_refuses_a_copied_table_file() {
-    let dir = std::env::temp_dir().join(format!("bg-cli-copy-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("tables")).unwrap();
-    let table = r#"{"format":1,"id":"00000000000000aa","game":"korovan","created":1,"seats":[],"record":null}"#;
-    std::fs::write(dir.join("tables/00000000000000aa.json"), table).unwrap();
-    std::fs::write(dir.join("tables/copy-of-aa.json"), table).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let child = Killed(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    assert!(line.contains("http://"), "the server starts: {line}");
-    drop(child);
-    let mut err = String::new();
-    BufReader::new(stderr).read_to_string(&mut err).unwrap();
-    assert!(
-        err.contains("copy-of-aa.json") && err.contains("00000000000000aa") && err.contains("not imported"),
-        "{err}"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 /// Starts `boardgame serve` in `cwd` with `args`; the child, its address and
 /// the second line it printed.
 fn start_in(cwd: &std::path::Path, args: &[&str]) -> (Killed, String, String) {

@@ -23,7 +23,7 @@ use crate::engine::{CreateRequest, Engine, ReplayPage};
 use crate::error::{ApiError, Param};
 use crate::net::{Client, ClientKey, PerClient};
 use crate::shared::Shared;
-use crate::store::{Store, StoredTable};
+use crate::store::{SetAside, Store, StoredTable};
 use crate::table::{ActionText, LiveTable};
 use crate::{assets, token};
 
@@ -58,6 +58,8 @@ pub(crate) struct App {
     tables: RwLock<HashMap<String, Arc<dyn LiveTable>>>,
     /// The tables read from the data directory, until resumed.
     kept: Mutex<Vec<StoredTable>>,
+    /// The tables set aside: not served, answered `410 set_aside`.
+    aside: Mutex<HashMap<String, SetAside>>,
     /// Who created each live table (tables resumed from disk have no one).
     owners: Mutex<HashMap<String, ClientKey>>,
     buckets: Mutex<HashMap<ClientKey, Bucket>>,
@@ -73,10 +75,11 @@ fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl App {
     pub(crate) fn new(config: ServerConfig, engines: Vec<Arc<dyn Engine>>) -> std::io::Result<Arc<App>> {
-        let opened = config.data_dir.as_deref().map(Store::open).transpose()?;
-        let (store, kept) = match opened {
-            Some(o) => (Some(o.store), o.tables),
-            None => (None, Vec::new()),
+        let (recover, warn) = (config.recover_from_last_intact_commit, config.checkpoint_warning);
+        let opened = config.data_dir.as_deref().map(|d| Store::open(d, recover, warn)).transpose()?;
+        let (store, kept, aside) = match opened {
+            Some(o) => (Some(o.store), o.tables, o.aside),
+            None => (None, Vec::new(), HashMap::new()),
         };
         let bots = crate::sched::BotScheduler::new(&config);
         let streams = Arc::new(Semaphore::new(config.max_event_streams));
@@ -94,6 +97,7 @@ impl App {
             engines,
             tables: RwLock::new(HashMap::new()),
             kept: Mutex::new(kept),
+            aside: Mutex::new(aside),
             owners: Mutex::new(HashMap::new()),
             buckets: Mutex::new(HashMap::new()),
             streams,
@@ -159,7 +163,10 @@ impl App {
 
     fn table(&self, id: &str) -> Result<Arc<dyn LiveTable>, ApiError> {
         let tables = self.tables.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        tables.get(id).cloned().ok_or_else(|| ApiError::unknown_table(id))
+        tables.get(id).cloned().ok_or_else(|| match guard(&self.aside).get(id) {
+            Some(a) => ApiError::set_aside(id, &a.why),
+            None => ApiError::unknown_table(id),
+        })
     }
 
     pub(crate) fn table_count(&self) -> usize {
@@ -196,11 +203,13 @@ impl App {
                 Err(e) => {
                     // Its rows do not replay: set aside, kept, not served again.
                     eprintln!("table {id}: cannot be resumed: {e}; set aside, its rows are kept");
+                    let why = format!("its record does not replay: {e}");
                     if let Some(store) = &self.shared.store
-                        && let Err(e) = store.set_aside(&id, &format!("its record does not replay: {e}")).await
+                        && let Err(e) = store.set_aside(&id, &why).await
                     {
                         eprintln!("table {id}: could not be set aside: {e}");
                     }
+                    guard(&self.aside).insert(id, SetAside { why });
                 }
             }
         }

@@ -26,6 +26,13 @@ pub struct ServerConfig {
     /// [`database_path`](crate::database_path)); `None` keeps tables in
     /// memory only (lost on restart).
     pub data_dir: Option<PathBuf>,
+    /// Start even though the database lost acknowledged commits (a WAL cut,
+    /// damaged or deleted), from its last intact commit; the files as they
+    /// were are copied aside first (docs/serve.md, "Operating it").
+    pub recover_from_last_intact_commit: bool,
+    /// How long a reader of the database (a backup, an `sqlite3` shell) may
+    /// keep its WAL from being copied into it before the server warns.
+    pub checkpoint_warning: Duration,
     /// The most tables alive at once; creating one more is refused (503).
     pub max_tables: usize,
     /// A table without any action for this long is closed (and, with a data
@@ -156,6 +163,8 @@ impl Default for ServerConfig {
         let bot_threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         ServerConfig {
             data_dir: None,
+            recover_from_last_intact_commit: false,
+            checkpoint_warning: Duration::from_secs(60),
             max_tables: 1000,
             idle_expiry: Duration::from_secs(2 * 60 * 60),
             max_body: 16 * 1024,

@@ -50,6 +50,16 @@ impl ApiError {
             "acting needs the seat's token: `Authorization: Bearer <token>`".into(),
         )
     }
+    pub(crate) fn set_aside(id: &str, why: &str) -> Self {
+        ApiError::new(
+            StatusCode::GONE,
+            "set_aside",
+            format!(
+                "table `{id}` was set aside and is not served: {why}. Its rows are kept; the server's operator can \
+                 export its record up to its last verified step (docs/serve.md, \"Operating it\")"
+            ),
+        )
+    }
     pub(crate) fn unknown_table(id: &str) -> Self {
         let shown: String = id.chars().take(40).collect();
         ApiError::new(StatusCode::NOT_FOUND, "unknown_table", format!("no table `{shown}` (it may have expired)"))

@@ -83,6 +83,18 @@ pub fn purge_expired(data_dir: &std::path::Path) -> Result<usize, ServerError> {
     store::purge_expired(data_dir).map_err(|e| ServerError::Io(e.into()))
 }
 
+/// The record of table `id` from the database of `data_dir`, read-only,
+/// up to its last action row that checks out: how a table set aside
+/// (`410 set_aside`) is exported. It may run while a server serves the
+/// same directory, and writes nothing.
+///
+/// # Errors
+/// When there is no database or no such table there, or the table's own
+/// row does not check out.
+pub fn export_table(data_dir: &std::path::Path, id: &str) -> Result<serde_json::Value, ServerError> {
+    store::export(data_dir, id).map_err(|e| ServerError::Io(e.into()))
+}
+
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {

@@ -402,12 +402,14 @@ impl<G: ServedGame> TableCell<G> {
         }
     }
 
-    /// Saves the table as `driver` has it (with a data directory); done once
-    /// it is on disk. Called with the writer lock held.
-    async fn save(&self, driver: &Driver<G>) -> Result<(), ApiError> {
+    /// Saves the table as `driver` has it (with a data directory), on top
+    /// of the actions committed in memory (`new`: a table not yet saved);
+    /// done once it is on disk. Called with the writer lock held. The store
+    /// logs failures.
+    async fn save(&self, driver: &Driver<G>, new: bool) -> Result<(), ApiError> {
         let Some(store) = &self.shared.store else { return Ok(()) };
-        store.save(&self.stored(driver)).await.map_err(|e| {
-            eprintln!("table {}: could not save: {e}", self.id);
+        let known = (!new).then(|| lock(&self.inner).driver.steps() as u64);
+        store.save(&self.stored(driver), known).await.map_err(|e| {
             ApiError::new(
                 axum::http::StatusCode::SERVICE_UNAVAILABLE,
                 "not_saved",
@@ -450,7 +452,7 @@ impl<G: ServedGame> TableCell<G> {
             next.apply(action).map_err(|e| ApiError::unprocessable("illegal", e.to_string()))?;
             (next, action)
         };
-        self.save(&next).await?;
+        self.save(&next, false).await?;
         let steps = {
             let mut inner = lock(&self.inner);
             inner.commit(next, action, Some(seat));
@@ -541,7 +543,7 @@ impl<G: ServedGame> LiveTable for TableCell<G> {
         Box::pin(async move {
             let _writer = self.writer.lock().await;
             let driver = lock(&self.inner).driver.clone();
-            self.save(&driver).await
+            self.save(&driver, true).await
         })
     }
 
@@ -592,7 +594,7 @@ async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Optio
                         }
                     }
                 };
-                if cell.save(&next.0).await.is_err() {
+                if cell.save(&next.0, false).await.is_err() {
                     // Nothing is shown that is not saved: try again later.
                     drop(writer);
                     tokio::time::sleep(SAVE_RETRY).await;
@@ -662,7 +664,7 @@ async fn run_table<G: ServedGame>(cell: Arc<TableCell<G>>, mut agents: Vec<Optio
                         }
                     }
                 };
-                if cell.save(&next).await.is_err() {
+                if cell.save(&next, false).await.is_err() {
                     // Not shown; the bot thinks again later.
                     drop(writer);
                     cell.version.send_modify(|_| {});

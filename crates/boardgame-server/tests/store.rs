@@ -1,15 +1,14 @@
-//! Issue 29: the SQLite store seen from outside — a table whose rows do not
-//! replay is set aside with its rows kept, a damaged database is refused
-//! and left untouched, and an old data directory (journal and table files)
-//! is imported once and resumed.
+//! The SQLite store seen from outside: a table whose rows do not replay is
+//! set aside with its rows kept (and answered `410 set_aside`), a damaged
+//! database is refused and left untouched.
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use boardgame_server::{Server, ServerConfig};
-use common::{my_turn, over, token};
+use common::{my_turn, token};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -84,11 +83,14 @@ async fn a_table_whose_rows_do_not_replay_is_set_aside_and_kept() {
         rusqlite::params![key, steps as i64, illegal as i64, sum],
     )
     .unwrap();
-    conn.execute("UPDATE heads SET steps = steps + 1 WHERE table_key = ?1", [key]).unwrap();
+    conn.execute("UPDATE tables SET steps = steps + 1 WHERE key = ?1", [key]).unwrap();
     drop(conn);
     for start in 0..2 {
         let s = common::start(config(&dir)).await;
-        assert_eq!(s.view(&bad_id, None).await.0, StatusCode::NOT_FOUND, "start {start}: the table is not served");
+        let (status, body) = s.view(&bad_id, None).await;
+        assert_eq!(status, StatusCode::GONE, "start {start}: the table is not served: {body}");
+        assert_eq!(body["code"], "set_aside");
+        assert!(body["error"].as_str().unwrap().contains("its record does not replay"), "{body}");
         assert_eq!(s.view(&good_id, None).await.1["version"], good_version, "start {start}: the other one is");
         s.stop().await;
         let (status, why, rows): (String, String, i64) = db(&dir)
@@ -133,88 +135,4 @@ async fn a_damaged_database_is_refused_and_left_untouched() {
     assert_eq!(build(&copy).await.unwrap().table_count(), 30, "the intact copy is served");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&copy);
-}
-
-/// A finished Caravan game's record, from a server in memory.
-async fn finished_record() -> Value {
-    let s = common::start(common::config()).await;
-    let c = s
-        .create(
-            json!({ "game": "caravan", "players": 2, "config": { "max_turns": 12 }, "seats": ["random", "random"] }),
-        )
-        .await;
-    let id = c["id"].as_str().unwrap().to_string();
-    s.wait_for(&id, None, over).await;
-    let record = s.client.get(s.url(&format!("/api/tables/{id}/record"))).send().await.unwrap().json().await.unwrap();
-    s.stop().await;
-    record
-}
-
-/// A table as the old server kept it (`{"format": 1, …}`).
-fn old_table(id: &str, seats: Value, record: &Value, actions: usize) -> Value {
-    let mut record = record.clone();
-    let all = record["actions"].as_array().unwrap().clone();
-    record["actions"] = Value::Array(all[..actions].to_vec());
-    json!({ "format": 1, "id": id, "game": "caravan", "created": 1_700_000_000u64, "seats": seats, "record": record })
-}
-
-/// Issue 29: an existing data directory of the old format is imported once
-/// (its tables resume, its expired tables stay expired) and left in place.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_old_data_directory_is_imported_once_and_resumed() {
-    let record = finished_record().await;
-    let total = record["actions"].as_array().unwrap().len();
-    assert!(total > 12, "{total} actions");
-    let dir = common::temp_dir("store-legacy");
-    std::fs::create_dir_all(dir.join("tables")).unwrap();
-    std::fs::create_dir_all(dir.join("expired")).unwrap();
-    // Two people (no bot moves the table on behind the test's back).
-    let person = "0123456789abcdef0123456789abcdef".to_string();
-    let other = "fedcba9876543210fedcba9876543210".to_string();
-    let human = json!([{ "kind": "human", "token": person }, { "kind": "human", "token": other }]);
-    let bots = json!([{ "kind": "random" }, { "kind": "random" }]);
-    let (live, done, gone) = ("00000000000000a1", "00000000000000a2", "00000000000000a3");
-    // The human's table: a file, then a later save in the journal. A whole
-    // game of bots in the journal; a table expired there; a torn last line.
-    let file = |t: &Value| serde_json::to_vec(t).unwrap();
-    std::fs::write(dir.join(format!("tables/{live}.json")), file(&old_table(live, human.clone(), &record, 4))).unwrap();
-    std::fs::write(dir.join(format!("tables/{gone}.json")), file(&old_table(gone, bots.clone(), &record, 3))).unwrap();
-    let journal: Vec<String> = vec![
-        json!({ "table": old_table(live, human.clone(), &record, 9) }).to_string(),
-        json!({ "table": old_table(done, bots.clone(), &record, total) }).to_string(),
-        json!({ "expire": gone }).to_string(),
-        "{\"table\":{\"format\":1,\"id\":\"00000000000000a1\",\"gam".to_string(),
-    ];
-    std::fs::write(dir.join("journal.log"), journal.join("\n")).unwrap();
-    let old_files: Vec<(PathBuf, Vec<u8>)> =
-        [format!("tables/{live}.json"), format!("tables/{gone}.json"), "journal.log".into()]
-            .iter()
-            .map(|p| (dir.join(p), std::fs::read(dir.join(p)).unwrap()))
-            .collect();
-
-    let s = common::start(config(&dir)).await;
-    let v = s.view(live, Some(&person)).await.1;
-    assert_eq!(v["version"], 9, "the journal's latest save of the table: {v}");
-    assert_eq!(s.view(done, None).await.1["version"], total as u64);
-    assert!(over(&s.view(done, None).await.1));
-    assert_eq!(s.view(gone, None).await.0, StatusCode::NOT_FOUND, "an expired table stays expired");
-    // The imported table plays on, its rows appended to the database.
-    let after = play(&s, live, &[person.clone(), other.clone()], 1).await;
-    assert_eq!(after, 10);
-    s.stop().await;
-    for (path, bytes) in &old_files {
-        assert_eq!(&std::fs::read(path).unwrap(), bytes, "{} is left in place, unchanged", path.display());
-    }
-    // Not imported again: a save added to the old journal now is not read.
-    let mut more = journal[..3].join("\n");
-    more.push('\n');
-    more.push_str(&json!({ "table": old_table(gone, bots, &record, 5) }).to_string());
-    std::fs::write(dir.join("journal.log"), more).unwrap();
-    let s = common::start(config(&dir)).await;
-    assert_eq!(s.view(live, Some(&person)).await.1["version"], after);
-    assert_eq!(s.view(gone, None).await.0, StatusCode::NOT_FOUND, "the old journal is not read again");
-    s.stop().await;
-    let status: String = db(&dir).query_row("SELECT status FROM tables WHERE id = ?1", [gone], |r| r.get(0)).unwrap();
-    assert_eq!(status, "expired");
-    let _ = std::fs::remove_dir_all(&dir);
 }

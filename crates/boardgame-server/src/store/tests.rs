@@ -1,4 +1,9 @@
 use super::*;
+use files::DB_FILE;
+use rusqlite::OpenFlags;
+use std::fs;
+use std::path::PathBuf;
+use std::time::Duration;
 
 fn table(id: &str, actions: u64) -> StoredTable {
     StoredTable {
@@ -30,52 +35,53 @@ fn execute(dir: &Path, sql: &str) {
 #[tokio::test]
 async fn saves_append_rows_and_survive_reopening() {
     let dir = temp("append");
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert!(opened.tables.is_empty());
     let id = "00000000000000aa";
-    opened.store.save(&table(id, 3)).await.unwrap();
-    opened.store.save(&table(id, 5)).await.unwrap();
-    opened.store.save(&table(id, 5)).await.unwrap();
-    let refused = opened.store.save(&table(id, 4)).await.unwrap_err();
+    opened.store.save(&table(id, 3), None).await.unwrap();
+    opened.store.save(&table(id, 5), Some(3)).await.unwrap();
+    opened.store.save(&table(id, 5), Some(5)).await.unwrap();
+    let refused = opened.store.save(&table(id, 4), Some(5)).await.unwrap_err();
     assert!(refused.contains("5 actions are kept"), "{refused}");
+    let moved = opened.store.save(&table(id, 6), Some(4)).await.unwrap_err();
+    assert!(moved.contains("does not hold 4 actions"), "{moved}");
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 5, "one row per action, each written once");
-    assert_eq!(query::<i64>(&dir, "SELECT steps FROM heads"), 5);
+    assert_eq!(query::<i64>(&dir, "SELECT steps FROM tables"), 5);
     assert_eq!(query::<String>(&dir, "PRAGMA journal_mode"), "wal");
     drop(opened);
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert_eq!(opened.tables.len(), 1);
     assert_eq!(opened.tables[0].record, table(id, 5).record, "the record comes back whole, actions in order");
     assert_eq!(opened.tables[0].seats[0].token.as_deref(), Some("x"));
     // It goes on from there after a restart, then expires.
-    opened.store.save(&table(id, 7)).await.unwrap();
-    opened.store.save(&table("00000000000000bb", 2)).await.unwrap();
+    opened.store.save(&table(id, 7), Some(5)).await.unwrap();
+    opened.store.save(&table("00000000000000bb", 2), None).await.unwrap();
     opened.store.expire(id).await.unwrap();
     drop(opened);
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 9);
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert_eq!(opened.tables.len(), 1, "an expired table is not served");
     assert_eq!(opened.tables[0].id, "00000000000000bb");
     drop(opened);
     assert_eq!(query::<String>(&dir, &format!("SELECT status FROM tables WHERE id = '{id}'")), "expired");
     assert_eq!(purge_expired(&dir).unwrap(), 1);
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM tables"), 1, "only the expired table is purged");
-    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM heads"), 1);
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 2);
-    assert_eq!(Store::open(&dir).unwrap().tables.len(), 1);
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables.len(), 1);
     let _ = fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_changed_header_is_rewritten_with_its_checksum() {
     let dir = temp("header");
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let id = "00000000000000aa";
-    opened.store.save(&table(id, 2)).await.unwrap();
+    opened.store.save(&table(id, 2), None).await.unwrap();
     let mut t = table(id, 4);
     t.record["agents"] = serde_json::json!(["human"]);
-    opened.store.save(&t).await.unwrap();
+    opened.store.save(&t, Some(2)).await.unwrap();
     drop(opened);
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     assert_eq!(opened.tables.len(), 1);
     assert_eq!(opened.tables[0].record, t.record);
     drop(opened);
@@ -88,10 +94,10 @@ async fn a_changed_header_is_rewritten_with_its_checksum() {
 #[tokio::test]
 async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
     let dir = temp("aside");
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     for (id, n) in [("00000000000000a1", 4), ("00000000000000a2", 4), ("00000000000000a3", 4), ("00000000000000a4", 3)]
     {
-        opened.store.save(&table(id, n)).await.unwrap();
+        opened.store.save(&table(id, n), None).await.unwrap();
     }
     drop(opened);
     execute(
@@ -99,11 +105,10 @@ async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
         "UPDATE actions SET action = action + 1 WHERE step = 2 AND table_key = (SELECT key FROM tables WHERE id = '00000000000000a1');
          DELETE FROM actions WHERE step = 3 AND table_key = (SELECT key FROM tables WHERE id = '00000000000000a2');
          UPDATE tables SET seats = replace(seats, '\"x\"', '\"y\"') WHERE id = '00000000000000a3';
-         INSERT INTO tables (id, game, created, seats, record, checksum)
-             SELECT '00000000000000b4', game, created, seats, record, checksum FROM tables WHERE id = '00000000000000a4';
-         INSERT INTO heads SELECT key, 3 FROM tables WHERE id = '00000000000000b4';",
+         INSERT INTO tables (id, game, created, seats, record, steps, checksum)
+             SELECT '00000000000000b4', game, created, seats, record, steps, checksum FROM tables WHERE id = '00000000000000a4';",
     );
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let ids: Vec<&str> = opened.tables.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, ["00000000000000a4"], "only the intact table is served");
     drop(opened);
@@ -119,7 +124,7 @@ async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
     assert!(why("00000000000000b4").contains("row does not match its checksum"), "{}", why("00000000000000b4"));
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 4 + 3 + 4 + 3, "every row is kept");
     // Set aside for good: the next start does not serve them either.
-    assert_eq!(Store::open(&dir).unwrap().tables.len(), 1);
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables.len(), 1);
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -127,9 +132,9 @@ async fn rows_that_do_not_check_out_are_set_aside_and_kept() {
 #[tokio::test]
 async fn a_damaged_database_is_refused_and_left_untouched() {
     let dir = temp("damaged");
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     for i in 0..40u64 {
-        opened.store.save(&table(&format!("{i:016x}"), 30)).await.unwrap();
+        opened.store.save(&table(&format!("{i:016x}"), 30), None).await.unwrap();
     }
     drop(opened);
     let good = fs::read(db_path(&dir)).unwrap();
@@ -160,16 +165,18 @@ async fn a_damaged_database_is_refused_and_left_untouched() {
     ];
     for (what, bytes) in damages {
         fs::write(db_path(&dir), &bytes).unwrap();
-        let Err(e) = Store::open(&dir) else { panic!("{what}: the damaged database was opened") };
+        let Err(e) = Store::open(&dir, false, Duration::from_secs(60)) else {
+            panic!("{what}: the damaged database was opened")
+        };
         let message = e.to_string();
         assert!(message.starts_with("refusing the database"), "{what}: {message}");
         assert!(message.contains("left untouched"), "{what}: {message}");
         assert_eq!(fs::read(db_path(&dir)).unwrap(), bytes, "{what}: the file was changed");
     }
     fs::write(db_path(&dir), b"SQLite format 3\0 but not really, just some text").unwrap();
-    assert!(Store::open(&dir).is_err());
+    assert!(Store::open(&dir, false, Duration::from_secs(60)).is_err());
     fs::write(db_path(&dir), &good).unwrap();
-    assert_eq!(Store::open(&dir).unwrap().tables.len(), 40, "the intact file opens");
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables.len(), 40, "the intact file opens");
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -179,10 +186,10 @@ async fn a_damaged_database_is_refused_and_left_untouched() {
 #[tokio::test]
 async fn flipped_bytes_never_serve_a_history_never_saved() {
     let dir = temp("flips");
-    let opened = Store::open(&dir).unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
     let saved: Vec<StoredTable> = (0..12u64).map(|i| table(&format!("{:016x}", i + 1), 10 + i)).collect();
     for t in &saved {
-        opened.store.save(t).await.unwrap();
+        opened.store.save(t, None).await.unwrap();
     }
     drop(opened);
     let good = fs::read(db_path(&dir)).unwrap();
@@ -194,7 +201,7 @@ async fn flipped_bytes_never_serve_a_history_never_saved() {
         let mut bytes = good.clone();
         bytes[at] ^= 1 << ((lcg >> 8) % 8);
         fs::write(db_path(&dir), &bytes).unwrap();
-        match Store::open(&dir) {
+        match Store::open(&dir, false, Duration::from_secs(60)) {
             Err(e) => {
                 assert!(e.to_string().starts_with("refusing the database"), "{e}");
                 refused += 1;
@@ -228,68 +235,17 @@ async fn secrets_are_private() {
     let dir = temp("perm");
     fs::create_dir_all(&dir).unwrap();
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
-    let opened = Store::open(&dir).unwrap();
-    opened.store.save(&table("00000000000000aa", 2)).await.unwrap();
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
+    opened.store.save(&table("00000000000000aa", 2), None).await.unwrap();
     let mode = |p: &str| fs::metadata(dir.join(p)).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode(""), 0o700, "an older server's folder is closed too");
+    assert_eq!(mode(""), 0o755, "the mode of a folder the server did not create is left as it is");
     assert_eq!(mode(DB_FILE), 0o600);
     assert_eq!(mode(&format!("{DB_FILE}-wal")), 0o600);
     assert_eq!(mode(&format!("{DB_FILE}-shm")), 0o600);
     drop(opened);
     fs::set_permissions(db_path(&dir), fs::Permissions::from_mode(0o644)).unwrap();
-    drop(Store::open(&dir).unwrap());
+    drop(Store::open(&dir, false, Duration::from_secs(60)).unwrap());
     assert_eq!(mode(DB_FILE), 0o600, "a file opened up is closed again");
-    let _ = fs::remove_dir_all(&dir);
-}
-
-/// An old data directory (journal and table files) is imported once and
-/// left as it was.
-#[tokio::test]
-async fn an_old_data_directory_is_imported_once() {
-    let dir = temp("legacy");
-    fs::create_dir_all(dir.join("tables")).unwrap();
-    fs::create_dir_all(dir.join("expired")).unwrap();
-    let line = |t: &StoredTable| format!("{{\"table\":{}}}\n", serde_json::to_string(t).unwrap());
-    let file = |t: &StoredTable| serde_json::to_vec(t).unwrap();
-    let (a, b, c, d) = ("00000000000000a1", "00000000000000a2", "00000000000000a3", "00000000000000a4");
-    fs::write(dir.join(format!("tables/{a}.json")), file(&table(a, 3))).unwrap();
-    fs::write(dir.join(format!("tables/{c}.json")), file(&table(c, 2))).unwrap();
-    // A copy under another name: refused, as the old server did.
-    fs::write(dir.join("tables/00000000000000ff.json"), file(&table(c, 2))).unwrap();
-    fs::write(dir.join(format!("expired/{d}.json")), file(&table(d, 1))).unwrap();
-    let journal = format!(
-        "{}{}{}{{\"expire\":\"{c}\"}}\n{{\"table\":{{\"format\":1,\"id\":\"{a}\",\"ga",
-        line(&table(a, 6)),
-        line(&table(b, 2)),
-        line(&table(a, 4)),
-    );
-    fs::write(dir.join("journal.log"), &journal).unwrap();
-    let before: Vec<(PathBuf, Vec<u8>)> =
-        ["journal.log", "tables/00000000000000a1.json", "expired/00000000000000a4.json"]
-            .iter()
-            .map(|p| (dir.join(p), fs::read(dir.join(p)).unwrap()))
-            .collect();
-    let opened = Store::open(&dir).unwrap();
-    let mut got: Vec<(String, usize)> = opened.tables.iter().map(|t| (t.id.clone(), t.steps())).collect();
-    got.sort();
-    assert_eq!(got, [(a.to_string(), 6), (b.to_string(), 2)], "the latest record of each live table");
-    opened.store.save(&table(a, 8)).await.unwrap();
-    drop(opened);
-    let status = |id: &str| query::<String>(&dir, &format!("SELECT status FROM tables WHERE id = '{id}'"));
-    assert_eq!((status(c), status(d)), ("expired".to_string(), "expired".to_string()));
-    for (path, bytes) in &before {
-        assert_eq!(&fs::read(path).unwrap(), bytes, "{} is left as it was", path.display());
-    }
-    let note: String = query(&dir, "SELECT value FROM meta WHERE key = 'legacy_import'");
-    assert!(note.starts_with("2 live and 2 expired tables"), "{note}");
-    // Not imported twice: a line added to the old journal is not read again.
-    fs::write(dir.join("journal.log"), format!("{}{}", line(&table(b, 9)), line(&table("00000000000000a5", 1))))
-        .unwrap();
-    let opened = Store::open(&dir).unwrap();
-    let mut got: Vec<(String, usize)> = opened.tables.iter().map(|t| (t.id.clone(), t.steps())).collect();
-    got.sort();
-    assert_eq!(got, [(a.to_string(), 8), (b.to_string(), 2)]);
-    drop(opened);
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -298,13 +254,103 @@ async fn an_old_data_directory_is_imported_once() {
 #[tokio::test]
 async fn a_second_server_on_the_same_folder_is_refused() {
     let dir = temp("lock");
-    let opened = Store::open(&dir).unwrap();
-    let Err(e) = lock(&dir, std::time::Duration::from_millis(50)) else { panic!("the lock was taken twice") };
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
+    let Err(e) = files::lock(&dir, std::time::Duration::from_millis(50)) else { panic!("the lock was taken twice") };
     assert!(e.to_string().contains("another server is using the data folder"), "{e}");
     // Readers are not locked out (backups, the sqlite3 shell).
     assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM tables"), 0);
     drop(opened);
-    drop(lock(&dir, std::time::Duration::ZERO).unwrap());
-    assert!(Store::open(&dir).is_ok(), "free again once the first is closed");
+    drop(files::lock(&dir, std::time::Duration::ZERO).unwrap());
+    assert!(Store::open(&dir, false, Duration::from_secs(60)).is_ok(), "free again once the first is closed");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A new folder is made `0700`.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_folder_the_server_makes_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp("newdir");
+    drop(Store::open(&dir, false, Duration::from_secs(60)).unwrap());
+    assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A database of the first schema (`user_version` 1: a `heads` table,
+/// actions in the order appended) is migrated forward and plays on.
+#[tokio::test]
+async fn a_database_of_the_first_schema_is_migrated() {
+    let dir = temp("migrate");
+    fs::create_dir_all(&dir).unwrap();
+    let conn = Connection::open(db_path(&dir)).unwrap();
+    conn.pragma_update(None, "application_id", 0x4247_5442).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    conn.execute_batch(MIGRATIONS[0]).unwrap();
+    conn.pragma_update(None, "user_version", 1).unwrap();
+    for (id, n) in [("00000000000000a1", 3u64), ("00000000000000a2", 2)] {
+        let s = to_save(&table(id, n), None).unwrap();
+        let sum = table_checksum(&s.id, &s.game, s.created, &s.seats, &s.record);
+        conn.execute(
+            "INSERT INTO tables (id, game, created, seats, record, checksum) VALUES (?1, ?2, 1, ?3, ?4, ?5)",
+            params![s.id, s.game, s.seats, s.record, sum],
+        )
+        .unwrap();
+        let key = conn.last_insert_rowid();
+        conn.execute("INSERT INTO heads VALUES (?1, ?2)", params![key, n as i64]).unwrap();
+        let mut last = digest(&[id.as_bytes()]);
+        for (step, &a) in s.actions.iter().enumerate() {
+            last = action_checksum(last, step as u64, a);
+            conn.execute(
+                "INSERT INTO actions (table_key, step, action, checksum) VALUES (?1, ?2, ?3, ?4)",
+                params![key, step as i64, a as i64, last],
+            )
+            .unwrap();
+        }
+    }
+    drop(conn);
+    let opened = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
+    let mut got: Vec<(String, Value)> = opened.tables.iter().map(|t| (t.id.clone(), t.record.clone())).collect();
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        got,
+        [
+            ("00000000000000a1".into(), table("00000000000000a1", 3).record),
+            ("00000000000000a2".into(), table("00000000000000a2", 2).record)
+        ]
+    );
+    opened.store.save(&table("00000000000000a1", 6), Some(3)).await.unwrap();
+    drop(opened);
+    assert_eq!(query::<i64>(&dir, "PRAGMA user_version"), SCHEMA_VERSION);
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM sqlite_schema WHERE name = 'heads'"), 0);
+    assert_eq!(query::<i64>(&dir, "SELECT steps FROM tables WHERE id = '00000000000000a1'"), 6);
+    assert_eq!(query::<i64>(&dir, "SELECT count(*) FROM actions"), 8);
+    let Err(e) = Connection::open(db_path(&dir))
+        .unwrap()
+        .execute("INSERT INTO actions SELECT table_key, step, action, checksum FROM actions LIMIT 1", [])
+    else {
+        panic!("a second row for the same step was taken")
+    };
+    assert!(e.to_string().contains("UNIQUE"), "{e}");
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables.len(), 2);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// With the lock file removed, a second server opens the same folder; the
+/// one that appends second to a table is refused, never forking it.
+#[tokio::test]
+async fn a_second_writer_is_refused_not_forked() {
+    let dir = temp("fork");
+    let first = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
+    let id = "00000000000000aa";
+    first.store.save(&table(id, 3), None).await.unwrap();
+    fs::remove_file(dir.join(format!("{DB_FILE}.lock"))).unwrap();
+    let second = Store::open(&dir, false, Duration::from_secs(60)).unwrap();
+    assert_eq!(second.tables.len(), 1);
+    first.store.save(&table(id, 5), Some(3)).await.unwrap();
+    let e = second.store.save(&table(id, 4), Some(3)).await.unwrap_err();
+    assert!(e.contains("another server writes to the same data folder"), "{e}");
+    drop((first, second));
+    assert_eq!(query::<i64>(&dir, "SELECT steps FROM tables"), 5);
+    assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables[0].record, table(id, 5).record);
     let _ = fs::remove_dir_all(&dir);
 }
