@@ -6,8 +6,8 @@
 //! searches call them at their leaves.
 //!
 //! Seeds follow the kit's driver: an agent seeded with `seed` draws, for the
-//! seat to move, from `GameRng::new(seed).child(AGENT_STREAM_BASE + seat)`,
-//! the stream the driver gives that seat in the game of seed `seed`. So an
+//! seat to move, from the kit's [`SeatStreams`] of `seed`, the stream the
+//! driver gives that seat in the game of seed `seed`. So an
 //! agent seeded with a game's seed plays the moves `boardgame simulate` and
 //! the kit's `Arena` play in that game.
 //!
@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
-use boardgame_kit::{AGENT_STREAM_BASE, Agent, AgentSpec, Bots, Evaluation, Game, GameRng, Turn};
+use boardgame_kit::{Agent, AgentSpec, Bots, Evaluation, Game, GameRng, SeatStreams, Turn};
 use numpy::PyArray1;
 use pyo3::PyClass;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -29,11 +29,7 @@ use pyo3::prelude::*;
 use boardgame_kit::nn::NetGame;
 use boardgame_sim::games::Engine;
 
-use crate::core::Bindable;
-
-/// Seats that get their own agent stream, as the kit's driver (seats from
-/// 16 on share seat 15's stream there too).
-const MAX_SEATS: usize = 16;
+use boardgame_sim::session::Bindable;
 
 /// The Python type name of `obj`, for messages.
 pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -85,12 +81,6 @@ pub(crate) fn state_arg<G: PyEngine>(obj: &Bound<'_, PyAny>) -> PyResult<G> {
     })
 }
 
-/// The agent stream of `seat` for seed root `root`, as the driver derives it.
-fn seat_stream<'a>(seats: &'a mut [Option<GameRng>; MAX_SEATS], root: &GameRng, seat: usize) -> &'a mut GameRng {
-    let seat = seat.min(MAX_SEATS - 1);
-    seats[seat].get_or_insert_with(|| root.child(AGENT_STREAM_BASE + seat as u32))
-}
-
 /// An agent's choice: the action id, and its policy when asked for
 /// (`(id, probability)` ascending by id).
 type Choice = (u32, Option<Vec<(u32, f64)>>);
@@ -113,8 +103,7 @@ fn seat_to_move<G: Game + Bindable, W: std::fmt::Display>(state: &G, what: impl 
 pub struct EngineAgent<G: Game> {
     spec: AgentSpec,
     agent: Box<dyn Agent<G>>,
-    root: GameRng,
-    seats: [Option<GameRng>; MAX_SEATS],
+    seats: SeatStreams,
     policy: Vec<(G::Action, f64)>,
     /// The agent decides in well under a microsecond (`random`,
     /// `heuristic`): it acts on the caller's state in place and keeps the
@@ -130,7 +119,7 @@ impl<G: PyEngine> EngineAgent<G> {
     pub fn new(spec: AgentSpec, seed: u64) -> Result<Self, String> {
         let agent = spec.build::<G>().map_err(|e| e.to_string())?;
         let cheap = matches!(spec, AgentSpec::Random | AgentSpec::Heuristic);
-        Ok(EngineAgent { spec, agent, root: GameRng::new(seed), seats: Default::default(), policy: Vec::new(), cheap })
+        Ok(EngineAgent { spec, agent, seats: SeatStreams::new(seed), policy: Vec::new(), cheap })
     }
 
     /// The action id the agent chooses for `seat`, to move in `state`, from
@@ -141,7 +130,7 @@ impl<G: PyEngine> EngineAgent<G> {
     /// The message of an illegal choice (an engine's agent never makes one;
     /// it is refused rather than played).
     fn decide(&mut self, state: &G, seat: usize) -> Result<u32, String> {
-        let rng = seat_stream(&mut self.seats, &self.root, seat);
+        let rng = self.seats.seat(seat);
         let action = self.agent.act(state, seat, rng);
         if let Err(e) = state.validate(action) {
             return Err(format!("agent `{}` chose an illegal action: {e}", self.spec));
@@ -276,8 +265,7 @@ impl<G: PyEngine> DynAgent for EngineAgent<G> {
     fn restart(&mut self, seed: Option<u64>) {
         self.agent.reset();
         if let Some(seed) = seed {
-            self.root = GameRng::new(seed);
-            self.seats = Default::default();
+            self.seats = SeatStreams::new(seed);
         }
     }
 }

@@ -20,11 +20,12 @@
 
 pub mod agents;
 mod compact;
-pub mod core;
 pub mod evaluate;
 pub mod learner;
 pub mod nn;
-pub mod vector;
+
+use boardgame_sim::session as core;
+use boardgame_sim::vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
 use numpy::{PyArray1, PyReadonlyArrayDyn, PyReadwriteArray1, PyReadwriteArrayDyn, PyUntypedArrayMethods};

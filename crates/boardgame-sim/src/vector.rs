@@ -1,14 +1,15 @@
-//! The logic of `korovan_caravan.VectorEnv`: the kit's [`Batch`] behind one
-//! object-safe trait, so that the Python class is written once and each
-//! engine is one line of the crate's `engines!` macro.
+//! The kit's [`Batch`] of any engine behind one object-safe trait
+//! ([`VectorCore`]), with its sizes checked against the memory before
+//! anything is allocated: what `korovan_caravan.VectorEnv` steps.
 
 use boardgame_kit::{ActionBuffer, Batch, BatchError, BatchOut, Game, LegalFormat};
 
-use crate::core::{Bindable, GameCore};
+use crate::session::{Bindable, GameCore};
 
 /// Why a batch refused a call: the message, and the game's index when one
 /// game's action was at fault.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct VectorError {
     /// The index of the game whose action was refused, if any.
     pub game: Option<usize>,
@@ -76,12 +77,14 @@ pub struct EngineBatch<G: Game> {
 }
 
 /// Why a batch could not be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BuildError {
     /// A bad argument or configuration, or a size beyond any address space
     /// (Python's `ValueError`).
+    #[error("{0}")]
     Invalid(String),
     /// More memory than the machine can give (Python's `MemoryError`).
+    #[error("{0}")]
     Memory(String),
 }
 
