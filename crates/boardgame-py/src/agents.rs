@@ -20,7 +20,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
-use boardgame_kit::{Agent, AgentSpec, Bots, Evaluation, Game, GameRng, SeatStreams, Turn};
+use boardgame_kit::{AgentSpec, Bots, Evaluation, Game, GameRng, Turn};
+use boardgame_sim::agents::{Rollouts, SeededAgent, cut_evaluation};
 use numpy::PyArray1;
 use pyo3::PyClass;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -99,74 +100,24 @@ fn seat_to_move<G: Game + Bindable, W: std::fmt::Display>(state: &G, what: impl 
     }
 }
 
-/// One built-in agent of engine `G` with the driver's seat streams.
+/// One built-in agent of engine `G` with the driver's seat streams
+/// ([`SeededAgent`]).
 pub struct EngineAgent<G: Game> {
-    spec: AgentSpec,
-    agent: Box<dyn Agent<G>>,
-    seats: SeatStreams,
-    policy: Vec<(G::Action, f64)>,
-    /// The agent decides in well under a microsecond (`random`,
-    /// `heuristic`): it acts on the caller's state in place and keeps the
-    /// GIL, whose release and retaking would cost more than the decision.
-    cheap: bool,
+    inner: SeededAgent<G>,
 }
 
 impl<G: PyEngine> EngineAgent<G> {
-    /// The agent `spec` of `G`, seeded with `seed`.
-    ///
-    /// # Errors
-    /// The kit's message when `G` has no such agent.
-    pub fn new(spec: AgentSpec, seed: u64) -> Result<Self, String> {
-        let agent = spec.build::<G>().map_err(|e| e.to_string())?;
-        let cheap = matches!(spec, AgentSpec::Random | AgentSpec::Heuristic);
-        Ok(EngineAgent { spec, agent, seats: SeatStreams::new(seed), policy: Vec::new(), cheap })
-    }
-
-    /// The action id the agent chooses for `seat`, to move in `state`, from
-    /// that seat's stream: the one decision both `step` and `step_many`
-    /// make. Needs no GIL.
-    ///
-    /// # Errors
-    /// The message of an illegal choice (an engine's agent never makes one;
-    /// it is refused rather than played).
-    fn decide(&mut self, state: &G, seat: usize) -> Result<u32, String> {
-        let rng = self.seats.seat(seat);
-        let action = self.agent.act(state, seat, rng);
-        if let Err(e) = state.validate(action) {
-            return Err(format!("agent `{}` chose an illegal action: {e}", self.spec));
-        }
-        Ok(G::action_id(state.config(), action))
-    }
-
     /// The action the agent chooses for the seat to move in `state` (with
     /// `py`, the GIL released meanwhile), and, with `with_policy`, its
     /// policy as `(id, probability)` ascending by id.
     fn choose(&mut self, py: Option<Python<'_>>, state: &G, with_policy: bool) -> PyResult<Choice> {
         let seat = seat_to_move(state, || "this state")?;
         let id = match py {
-            Some(py) => py.detach(|| self.decide(state, seat)),
-            None => self.decide(state, seat),
+            Some(py) => py.detach(|| self.inner.decide(state, seat)),
+            None => self.inner.decide(state, seat),
         }
-        .map_err(PyValueError::new_err)?;
-        let config = state.config();
-        if !with_policy {
-            return Ok((id, None));
-        }
-        let mut policy: Vec<(u32, f64)> = if self.spec == AgentSpec::Random {
-            let mut list = G::ActionList::default();
-            state.legal_actions(&mut list);
-            let p = 1.0 / list.len().max(1) as f64;
-            list.iter().map(|&a| (G::action_id(config, a), p)).collect()
-        } else {
-            self.agent.policy(&mut self.policy);
-            self.policy.iter().map(|&(a, p)| (G::action_id(config, a), p)).collect()
-        };
-        if policy.is_empty() {
-            // A deterministic choice (heuristic, a forced move): all on it.
-            policy.push((id, 1.0));
-        }
-        policy.sort_unstable_by_key(|&(a, _)| a);
-        Ok((id, Some(policy)))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok((id, with_policy.then(|| self.inner.policy_ids(state, id))))
     }
 }
 
@@ -200,12 +151,13 @@ impl<G: PyEngine> DynAgent for EngineAgent<G> {
         G::NAME
     }
     fn name(&self) -> String {
-        self.spec.to_string()
+        self.inner.spec().to_string()
     }
     fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, with_policy: bool) -> PyResult<Choice> {
         let held = borrow_arg::<G>(state)?;
-        if self.cheap {
-            // Decided in place, the GIL kept: cheaper than either.
+        if self.inner.is_cheap() {
+            // Decided in place, the GIL kept: its release and retaking would
+            // cost more than the decision.
             return self.choose(None, G::state_in(&held), with_policy);
         }
         // A search: on its own copy, so that other threads may use the
@@ -253,20 +205,11 @@ impl<G: PyEngine> DynAgent for EngineAgent<G> {
             return Err(PyValueError::new_err("step_many needs at least one state"));
         }
         let refs: Vec<(&G, usize)> = held.iter().map(|(s, seat)| (G::state_in(s), *seat)).collect();
-        py.detach(|| {
-            let mut ids = Vec::with_capacity(refs.len());
-            for (i, &(state, seat)) in refs.iter().enumerate() {
-                ids.push(i64::from(self.decide(state, seat).map_err(|e| format!("states[{i}]: {e}"))?));
-            }
-            Ok::<_, String>(ids)
-        })
-        .map_err(PyValueError::new_err)
+        let ids = py.detach(|| self.inner.decide_all(&refs)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(ids.into_iter().map(i64::from).collect())
     }
     fn restart(&mut self, seed: Option<u64>) {
-        self.agent.reset();
-        if let Some(seed) = seed {
-            self.seats = SeatStreams::new(seed);
-        }
+        self.inner.restart(seed);
     }
 }
 
@@ -394,52 +337,6 @@ impl AgentObj {
 /// tuned Caravan search's (a common good is worth 3 points, a rare one 6).
 const DEFAULT_MARGIN_SCALE: f64 = 30.0;
 
-/// How rollouts are cut and scored, for [`RolloutCore`].
-#[derive(Clone, Copy, Debug)]
-struct RolloutPlan {
-    depth: Option<usize>,
-    evaluation: Evaluation,
-}
-
-/// The rollouts of engine `G`: a policy (uniform random by the kit's fast
-/// draws, or a built-in agent), a depth limit and the value at the cut.
-pub struct EngineRollout<G: Game> {
-    policy: Option<Box<dyn Agent<G>>>,
-    plan: RolloutPlan,
-    values: Vec<f64>,
-}
-
-impl<G: PyEngine> EngineRollout<G> {
-    /// Plays `state` on once (chance by its weights, decisions by the
-    /// policy, an illegal choice replaced by a random legal action) to the
-    /// end or the depth limit, and adds its per-seat values into `sum`.
-    fn rollout(&mut self, mut state: G, rng: &mut GameRng, sum: &mut [f64]) {
-        let bound = G::max_game_length(state.config());
-        let limit = self.plan.depth.map_or(bound, |d| d.min(bound));
-        let mut steps = 0;
-        while steps < limit {
-            let action = match state.turn() {
-                Turn::Terminal => break,
-                Turn::Chance => state.sample_chance_outcome(rng),
-                Turn::Player(seat) => match self.policy.as_mut() {
-                    None => state.random_legal_action(rng),
-                    Some(agent) => {
-                        let a = agent.act(&state, seat, rng);
-                        if state.is_legal(a) { Some(a) } else { state.random_legal_action(rng) }
-                    }
-                },
-            };
-            let Some(action) = action else { break };
-            state.apply_unchecked(action);
-            steps += 1;
-        }
-        self.plan.evaluation.evaluate(&state, &mut self.values);
-        for (s, v) in sum.iter_mut().zip(&self.values) {
-            *s += v;
-        }
-    }
-}
-
 /// What [`RolloutCore`] calls, whatever the engine.
 pub trait DynRollout: Send {
     /// The engine's name.
@@ -452,7 +349,7 @@ pub trait DynRollout: Send {
     -> PyResult<Vec<f64>>;
 }
 
-impl<G: PyEngine> DynRollout for EngineRollout<G> {
+impl<G: PyEngine> DynRollout for Rollouts<G> {
     fn engine(&self) -> &'static str {
         G::NAME
     }
@@ -464,17 +361,7 @@ impl<G: PyEngine> DynRollout for EngineRollout<G> {
         rng: &mut GameRng,
     ) -> PyResult<Vec<f64>> {
         let state: G = state_arg(state)?;
-        let seats = state.num_players();
-        let mut sum = vec![0.0; seats];
-        py.detach(|| {
-            self.values.resize(seats, 0.0);
-            for _ in 0..n {
-                self.rollout(state.clone(), rng, &mut sum);
-            }
-        });
-        let n = n.max(1) as f64;
-        sum.iter_mut().for_each(|v| *v /= n);
-        Ok(sum)
+        Ok(py.detach(|| self.mean_values(&state, n, rng)))
     }
 }
 
@@ -528,16 +415,9 @@ impl RolloutCore {
                 .map_err(|_| PyTypeError::new_err(format!("cut_value must be a str, not {}", type_name(c))))?,
             None => "leader".to_string(),
         };
-        let evaluation = match cut.as_str() {
-            "leader" => Evaluation::LeaderShare,
-            "margin" if scale.is_finite() && scale > 0.0 => Evaluation::ScoreMargin(scale),
-            "margin" => return Err(PyValueError::new_err(format!("margin_scale must be positive, got {scale}"))),
-            other => {
-                return Err(PyValueError::new_err(format!("unknown cut_value `{other}` (known: leader, margin)")));
-            }
-        };
+        let evaluation = cut_evaluation(&cut, scale).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
-        let inner = visit_game(game, NewRollout { spec, plan: RolloutPlan { depth, evaluation } })?;
+        let inner = visit_game(game, NewRollout { spec, depth, evaluation })?;
         Ok(RolloutCore { inner: Mutex::new(inner), rng: GameRng::new(seed) })
     }
 
@@ -585,25 +465,23 @@ struct NewAgent {
 impl EngineVisitor for NewAgent {
     type Output = Box<dyn DynAgent>;
     fn visit<G: PyEngine>(self, _config: G::Config) -> PyResult<Self::Output> {
-        let agent = EngineAgent::<G>::new(self.spec, self.seed).map_err(PyValueError::new_err)?;
-        Ok(Box::new(agent))
+        let inner = SeededAgent::<G>::new(self.spec, self.seed).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Box::new(EngineAgent { inner }))
     }
 }
 
 /// Builds a [`DynRollout`].
 struct NewRollout {
     spec: AgentSpec,
-    plan: RolloutPlan,
+    depth: Option<usize>,
+    evaluation: Evaluation,
 }
 
 impl EngineVisitor for NewRollout {
     type Output = Box<dyn DynRollout>;
     fn visit<G: PyEngine>(self, _config: G::Config) -> PyResult<Self::Output> {
-        let policy = match self.spec {
-            AgentSpec::Random => None,
-            spec => Some(spec.build::<G>().map_err(|e| PyValueError::new_err(e.to_string()))?),
-        };
-        Ok(Box::new(EngineRollout::<G> { policy, plan: self.plan, values: Vec::new() }))
+        let rollouts = Rollouts::<G>::new(&self.spec, self.depth, self.evaluation);
+        Ok(Box::new(rollouts.map_err(|e| PyValueError::new_err(e.to_string()))?))
     }
 }
 

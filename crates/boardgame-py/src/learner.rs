@@ -34,6 +34,42 @@ pub struct LearnerCoreObj {
     /// never contended).
     core: std::sync::Mutex<Box<dyn LearnerCore>>,
     ids: Vec<u32>,
+    /// The engine's name.
+    #[pyo3(get)]
+    name: &'static str,
+    /// The number of games.
+    #[pyo3(get)]
+    num_envs: usize,
+    /// Seats per game.
+    #[pyo3(get)]
+    num_players: usize,
+    /// The shape of one observation.
+    #[pyo3(get)]
+    observation_shape: Vec<usize>,
+    /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
+    #[pyo3(get)]
+    inputs: &'static str,
+    /// The number of learner actions.
+    #[pyo3(get)]
+    num_actions: usize,
+    /// The learner's action space: `flat` or `compact`.
+    #[pyo3(get)]
+    actions: &'static str,
+    /// The opponents' names, one per other seat in seat order.
+    #[pyo3(get)]
+    opponents: Vec<String>,
+    /// The fixed learner seat, or `None` (drawn per episode).
+    #[pyo3(get)]
+    seat: Option<usize>,
+    /// The reward mode.
+    #[pyo3(get)]
+    reward: &'static str,
+    /// The shaping coefficient.
+    #[pyo3(get)]
+    shaping: f64,
+    /// The batch seed.
+    #[pyo3(get)]
+    seed: u64,
 }
 
 /// The exception for a refused learner action: `InvalidActionError` with
@@ -119,71 +155,26 @@ impl LearnerCoreObj {
         };
         let core = new_learner(game, crate::players_arg(players)?, config, actions, inputs, spec)
             .map_err(|e| crate::value_error(e.to_string()))?;
-        Ok(LearnerCoreObj { ids: vec![0; core.num_envs()], core: std::sync::Mutex::new(core) })
-    }
-    /// The engine's name.
-    #[getter]
-    fn name(&self) -> &'static str {
-        self.lock().name()
+        Ok(LearnerCoreObj {
+            ids: vec![0; core.num_envs()],
+            name: core.name(),
+            num_envs: core.num_envs(),
+            num_players: core.num_players(),
+            observation_shape: core.observation_shape(),
+            inputs: core.inputs(),
+            num_actions: core.num_actions(),
+            actions: core.actions(),
+            opponents: core.opponents(),
+            seat: core.seat(),
+            reward: core.reward(),
+            shaping: core.shaping(),
+            seed: core.seed(),
+            core: std::sync::Mutex::new(core),
+        })
     }
     /// The configuration as JSON text.
     fn config_json(&self) -> String {
         self.lock().config_json()
-    }
-    /// The number of games.
-    #[getter]
-    fn num_envs(&self) -> usize {
-        self.lock().num_envs()
-    }
-    /// Seats per game.
-    #[getter]
-    fn num_players(&self) -> usize {
-        self.lock().num_players()
-    }
-    /// The shape of one observation.
-    #[getter]
-    fn observation_shape(&self) -> Vec<usize> {
-        self.lock().observation_shape()
-    }
-    /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
-    #[getter]
-    fn inputs(&self) -> &'static str {
-        self.lock().inputs_name()
-    }
-    /// The number of learner actions.
-    #[getter]
-    fn num_actions(&self) -> usize {
-        self.lock().num_actions()
-    }
-    /// The learner's action space: `flat` or `compact`.
-    #[getter]
-    fn actions(&self) -> &'static str {
-        self.lock().actions_name()
-    }
-    /// The opponents' names, one per other seat in seat order.
-    #[getter]
-    fn opponents(&self) -> Vec<String> {
-        self.lock().opponents()
-    }
-    /// The fixed learner seat, or `None` (drawn per episode).
-    #[getter]
-    fn seat(&self) -> Option<usize> {
-        self.lock().fixed_seat()
-    }
-    /// The reward mode.
-    #[getter]
-    fn reward(&self) -> &'static str {
-        self.lock().reward_name()
-    }
-    /// The shaping coefficient.
-    #[getter]
-    fn shaping(&self) -> f64 {
-        self.lock().shaping()
-    }
-    /// The batch seed.
-    #[getter]
-    fn seed(&self) -> u64 {
-        self.lock().seed()
     }
     /// The seed of the game slot `game` plays now.
     fn current_seed(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
@@ -202,6 +193,7 @@ impl LearnerCoreObj {
     /// Restarts every game from batch seed `seed`.
     fn reset(&mut self, py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<()> {
         let seed = crate::seed_arg(seed)?;
+        self.seed = seed;
         let core = self.core.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
         py.detach(move || core.reset(seed));
         Ok(())
@@ -231,7 +223,7 @@ impl LearnerCoreObj {
                 actions.shape()
             )));
         }
-        let num_actions = self.lock().num_actions();
+        let num_actions = self.num_actions;
         for (game, (slot, &id)) in self.ids.iter_mut().zip(given).enumerate() {
             match u32::try_from(id) {
                 Ok(v) if (v as usize) < num_actions => *slot = v,

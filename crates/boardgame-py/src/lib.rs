@@ -394,10 +394,7 @@ macro_rules! engines {
                                 value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
                             ))
                         })?;
-                        if !(0.0..1.0).contains(&u) {
-                            return Err(value_error(format!("the sampler returned {u}, not a float in [0, 1)")));
-                        }
-                        (u * (u64::MAX as f64)) as u64
+                        core::seed_of_unit(u).map_err(value_error)?
                     } else {
                         seed_arg(seed)?
                     };
@@ -469,26 +466,6 @@ macro_rules! engines {
                 if name == <$G as Game>::NAME {
                     let core = core::GameCore::<$G>::from_overlay(players, overlay).map_err(value_error)?;
                     return Ok(Py::new(py, $Game { core })?.into_any());
-                }
-            )*
-            Err(value_error(format!("unknown game `{name}` (games: {})", ENGINE_NAMES.join(", "))))
-        }
-
-        fn new_vector(
-            name: &str,
-            players: Option<serde_json::Value>,
-            overlay: &str,
-            num_envs: usize,
-            seed: u64,
-            threads: usize,
-        ) -> PyResult<Box<dyn vector::VectorCore>> {
-            $(
-                if name == <$G as Game>::NAME {
-                    let batch = vector::EngineBatch::<$G>::new(players, overlay, num_envs, seed, threads).map_err(|e| match e {
-                        vector::BuildError::Invalid(m) => value_error(m),
-                        vector::BuildError::Memory(m) => PyMemoryError::new_err(m),
-                    })?;
-                    return Ok(Box::new(batch));
                 }
             )*
             Err(value_error(format!("unknown game `{name}` (games: {})", ENGINE_NAMES.join(", "))))
@@ -589,6 +566,32 @@ fn out_slice<'a, T: numpy::Element>(array: &'a mut PyReadwriteArrayDyn<'_, T>, n
     array.as_slice_mut().map_err(|_| value_error(format!("output `{name}` must be a C-contiguous array")))
 }
 
+/// The output arrays of a `_VectorCore` call (player, obs, legal_count,
+/// legal_mask, legal_ids, rewards, done).
+type BatchArrays<'py> = (
+    PyReadwriteArrayDyn<'py, u32>,
+    PyReadwriteArrayDyn<'py, f32>,
+    PyReadwriteArrayDyn<'py, u32>,
+    PyReadwriteArrayDyn<'py, u8>,
+    PyReadwriteArrayDyn<'py, u32>,
+    PyReadwriteArrayDyn<'py, f32>,
+    PyReadwriteArrayDyn<'py, u8>,
+);
+
+/// The caller's arrays as the kit's [`boardgame_kit::BatchOut`].
+fn batch_out<'a>(arrays: &'a mut BatchArrays<'_>) -> PyResult<boardgame_kit::BatchOut<'a>> {
+    let (player, obs, legal_count, legal_mask, legal_ids, rewards, done) = arrays;
+    Ok(boardgame_kit::BatchOut {
+        player: out_slice(player, "player")?,
+        obs: out_slice(obs, "obs")?,
+        legal_count: out_slice(legal_count, "legal_count")?,
+        legal_mask: out_slice(legal_mask, "legal_mask")?,
+        legal_ids: out_slice(legal_ids, "legal_ids")?,
+        rewards: out_slice(rewards, "rewards")?,
+        done: out_slice(done, "done")?,
+    })
+}
+
 /// The native half of `korovan_caravan.VectorEnv`: `N` games of one engine
 /// (the kit's `Batch`) that write into numpy arrays the caller provides.
 /// The Python class `VectorEnv` (in `korovan_caravan/vector.py`) owns the arrays
@@ -618,7 +621,11 @@ impl VectorCoreObj {
         let num_envs: usize = uint_arg(num_envs, "num_envs")?;
         let threads = threads_arg(threads)?;
         let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
-        let core = new_vector(game, players_arg(players)?, config, num_envs, seed, threads)?;
+        let core =
+            vector::new_vector(game, players_arg(players)?, config, num_envs, seed, threads).map_err(|e| match e {
+                vector::BuildError::Invalid(m) => value_error(m),
+                vector::BuildError::Memory(m) => PyMemoryError::new_err(m),
+            })?;
         let mut ids = Vec::new();
         ids.try_reserve_exact(core.num_envs())
             .map_err(|_| PyMemoryError::new_err(format!("num_envs={num_envs}: no memory for the step's action ids")))?;
@@ -713,23 +720,16 @@ impl VectorCoreObj {
     fn observe_into(
         &mut self,
         py: Python<'_>,
-        mut player: PyReadwriteArrayDyn<'_, u32>,
-        mut obs: PyReadwriteArrayDyn<'_, f32>,
-        mut legal_count: PyReadwriteArrayDyn<'_, u32>,
-        mut legal_mask: PyReadwriteArrayDyn<'_, u8>,
-        mut legal_ids: PyReadwriteArrayDyn<'_, u32>,
-        mut rewards: PyReadwriteArrayDyn<'_, f32>,
-        mut done: PyReadwriteArrayDyn<'_, u8>,
+        player: PyReadwriteArrayDyn<'_, u32>,
+        obs: PyReadwriteArrayDyn<'_, f32>,
+        legal_count: PyReadwriteArrayDyn<'_, u32>,
+        legal_mask: PyReadwriteArrayDyn<'_, u8>,
+        legal_ids: PyReadwriteArrayDyn<'_, u32>,
+        rewards: PyReadwriteArrayDyn<'_, f32>,
+        done: PyReadwriteArrayDyn<'_, u8>,
     ) -> PyResult<()> {
-        let out = boardgame_kit::BatchOut {
-            player: out_slice(&mut player, "player")?,
-            obs: out_slice(&mut obs, "obs")?,
-            legal_count: out_slice(&mut legal_count, "legal_count")?,
-            legal_mask: out_slice(&mut legal_mask, "legal_mask")?,
-            legal_ids: out_slice(&mut legal_ids, "legal_ids")?,
-            rewards: out_slice(&mut rewards, "rewards")?,
-            done: out_slice(&mut done, "done")?,
-        };
+        let mut out = (player, obs, legal_count, legal_mask, legal_ids, rewards, done);
+        let out = batch_out(&mut out)?;
         let core = &mut self.core;
         py.detach(move || core.observe(out)).map_err(|e| vector_error(py, e, None))
     }
@@ -743,14 +743,15 @@ impl VectorCoreObj {
         &mut self,
         py: Python<'_>,
         actions: PyReadonlyArrayDyn<'_, i64>,
-        mut player: PyReadwriteArrayDyn<'_, u32>,
-        mut obs: PyReadwriteArrayDyn<'_, f32>,
-        mut legal_count: PyReadwriteArrayDyn<'_, u32>,
-        mut legal_mask: PyReadwriteArrayDyn<'_, u8>,
-        mut legal_ids: PyReadwriteArrayDyn<'_, u32>,
-        mut rewards: PyReadwriteArrayDyn<'_, f32>,
-        mut done: PyReadwriteArrayDyn<'_, u8>,
+        player: PyReadwriteArrayDyn<'_, u32>,
+        obs: PyReadwriteArrayDyn<'_, f32>,
+        legal_count: PyReadwriteArrayDyn<'_, u32>,
+        legal_mask: PyReadwriteArrayDyn<'_, u8>,
+        legal_ids: PyReadwriteArrayDyn<'_, u32>,
+        rewards: PyReadwriteArrayDyn<'_, f32>,
+        done: PyReadwriteArrayDyn<'_, u8>,
     ) -> PyResult<()> {
+        let mut out = (player, obs, legal_count, legal_mask, legal_ids, rewards, done);
         let given = actions.as_slice().map_err(|_| value_error("actions must be a contiguous array"))?;
         let n = self.ids.len();
         if given.len() != n || actions.ndim() != 1 {
@@ -766,15 +767,7 @@ impl VectorCoreObj {
                 vector_error(py, vector::VectorError { game: Some(game), message }, Some(id))
             })?;
         }
-        let out = boardgame_kit::BatchOut {
-            player: out_slice(&mut player, "player")?,
-            obs: out_slice(&mut obs, "obs")?,
-            legal_count: out_slice(&mut legal_count, "legal_count")?,
-            legal_mask: out_slice(&mut legal_mask, "legal_mask")?,
-            legal_ids: out_slice(&mut legal_ids, "legal_ids")?,
-            rewards: out_slice(&mut rewards, "rewards")?,
-            done: out_slice(&mut done, "done")?,
-        };
+        let out = batch_out(&mut out)?;
         let core = &mut self.core;
         let ids = &self.ids;
         py.detach(move || core.step(ids, out)).map_err(|e| {
@@ -846,12 +839,7 @@ fn simulate_json(
 /// `ValueError`) for results of different experiments or overlapping seeds.
 #[pyfunction]
 fn merge_results(results: Vec<String>) -> PyResult<String> {
-    use boardgame_sim::simulate;
-    let mut acc: Option<simulate::SimResults> = None;
-    for (i, text) in results.iter().enumerate() {
-        simulate::merge_text(&mut acc, text).map_err(|e| value_error(format!("result {i}: {e}")))?;
-    }
-    acc.map(|r| simulate::to_json(&r)).ok_or_else(|| value_error("no results to merge"))
+    boardgame_sim::simulate::merge_texts(&results).map_err(|e| value_error(e.to_string()))
 }
 
 /// The native module.

@@ -47,6 +47,42 @@ fn nn_info<'py>(py: Python<'py>, weights: &[u8]) -> PyResult<Bound<'py, PyDict>>
     Ok(d)
 }
 
+/// The network layout of the game `game` (its name) as its engine defines
+/// it: `game`, `inputs` (the network input's length), `policy_len`,
+/// `value_len`, `num_actions` (the engine's action ids) and `board`: `None`
+/// for a dense network's engine, else a dict of `height`, `width`,
+/// `planes` and `globals` (`(start, length)` ranges of the input: planes
+/// in channels of `height × width`), `policy_before`, `policy_planes`,
+/// `policy_after` and `plan` (the start of the planner's move in the
+/// input, or `None`).
+#[pyfunction]
+fn net_layout<'py>(py: Python<'py>, game: &str) -> PyResult<Bound<'py, PyDict>> {
+    let (layout, num_actions) = boardgame_sim::selfplay::net_layout(game).map_err(self_play_error)?;
+    let d = PyDict::new(py);
+    d.set_item("game", layout.game)?;
+    d.set_item("inputs", layout.input_len)?;
+    d.set_item("policy_len", layout.policy_len)?;
+    d.set_item("value_len", layout.value_len)?;
+    d.set_item("num_actions", num_actions)?;
+    let board = match layout.board {
+        None => None,
+        Some(b) => {
+            let board = PyDict::new(py);
+            board.set_item("height", b.height)?;
+            board.set_item("width", b.width)?;
+            board.set_item("planes", b.planes)?;
+            board.set_item("globals", b.globals)?;
+            board.set_item("policy_before", b.policy_before)?;
+            board.set_item("policy_planes", b.policy_planes)?;
+            board.set_item("policy_after", b.policy_after)?;
+            board.set_item("plan", b.plan)?;
+            Some(board)
+        }
+    };
+    d.set_item("board", board)?;
+    Ok(d)
+}
+
 /// The network's outputs (policy logits, then value logits) for each row
 /// of `inputs` (a 2-D `float32` array, one network input a row), through
 /// the kit's forward pass, the GIL released: a `(rows, outputs)` array.
@@ -64,17 +100,7 @@ fn nn_forward<'py>(
     }
     let flat: Vec<f32> = inputs.as_array().iter().copied().collect();
     let outputs = net.outputs();
-    let out = py.detach(move || -> Result<Vec<f32>, String> {
-        let mut scratch = net.scratch();
-        let mut out = vec![0.0f32; rows * outputs];
-        if cols > 0 {
-            for (row, dst) in flat.chunks_exact(cols).zip(out.chunks_exact_mut(outputs)) {
-                net.forward(row, &mut scratch, dst).map_err(|e| e.to_string())?;
-            }
-        }
-        Ok(out)
-    });
-    let out = out.map_err(value_error)?;
+    let out = py.detach(move || net.forward_rows(&flat, rows)).map_err(|e| value_error(e.to_string()))?;
     PyArray1::from_vec(py, out).reshape([rows, outputs])
 }
 
@@ -194,6 +220,7 @@ fn nn_match<'py>(
 /// Adds this module's functions to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nn_info, m)?)?;
+    m.add_function(wrap_pyfunction!(net_layout, m)?)?;
     m.add_function(wrap_pyfunction!(nn_forward, m)?)?;
     m.add_function(wrap_pyfunction!(self_play, m)?)?;
     m.add_function(wrap_pyfunction!(nn_match, m)?)?;

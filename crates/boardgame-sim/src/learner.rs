@@ -245,6 +245,60 @@ pub struct LearnerOut<'a> {
     pub share: &'a mut [f32],
 }
 
+/// Owned outputs of a learner batch, for Rust callers ([`LearnerBuffers::view`]
+/// lends them as a [`LearnerOut`]); `final_obs` is carried.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LearnerBuffers {
+    /// See [`LearnerOut::obs`].
+    pub obs: Vec<f32>,
+    /// See [`LearnerOut::mask`].
+    pub mask: Vec<u8>,
+    /// See [`LearnerOut::seat`].
+    pub seat: Vec<u32>,
+    /// See [`LearnerOut::reward`].
+    pub reward: Vec<f32>,
+    /// See [`LearnerOut::done`].
+    pub done: Vec<u8>,
+    /// See [`LearnerOut::illegal`].
+    pub illegal: Vec<u8>,
+    /// See [`LearnerOut::final_obs`].
+    pub final_obs: Vec<f32>,
+    /// See [`LearnerOut::share`].
+    pub share: Vec<f32>,
+}
+
+impl LearnerBuffers {
+    /// Buffers sized for `batch`.
+    pub fn new(batch: &dyn LearnerCore) -> Self {
+        let n = batch.num_envs();
+        let obs = n * batch.observation_shape().iter().product::<usize>();
+        LearnerBuffers {
+            obs: vec![0.0; obs],
+            mask: vec![0; n * batch.num_actions()],
+            seat: vec![0; n],
+            reward: vec![0.0; n],
+            done: vec![0; n],
+            illegal: vec![0; n],
+            final_obs: vec![0.0; obs],
+            share: vec![0.0; n],
+        }
+    }
+
+    /// The buffers as a [`LearnerOut`].
+    pub fn view(&mut self) -> LearnerOut<'_> {
+        LearnerOut {
+            obs: &mut self.obs,
+            mask: &mut self.mask,
+            seat: &mut self.seat,
+            reward: &mut self.reward,
+            done: &mut self.done,
+            illegal: &mut self.illegal,
+            final_obs: &mut self.final_obs,
+            share: &mut self.share,
+        }
+    }
+}
+
 /// One game of the batch, its streams and its opponents.
 struct Slot<G: Game> {
     state: G,
@@ -703,17 +757,17 @@ pub trait LearnerCore: Send {
     /// The shape of one observation.
     fn observation_shape(&self) -> Vec<usize>;
     /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
-    fn inputs_name(&self) -> &'static str;
+    fn inputs(&self) -> &'static str;
     /// The number of learner actions.
     fn num_actions(&self) -> usize;
     /// The name of the learner's action space.
-    fn actions_name(&self) -> &'static str;
+    fn actions(&self) -> &'static str;
     /// The opponents' names, in the order of the other seats.
     fn opponents(&self) -> Vec<String>;
     /// The fixed learner seat (`None`: drawn per episode).
-    fn fixed_seat(&self) -> Option<usize>;
+    fn seat(&self) -> Option<usize>;
     /// The reward mode's name.
-    fn reward_name(&self) -> &'static str;
+    fn reward(&self) -> &'static str;
     /// The shaping coefficient.
     fn shaping(&self) -> f64;
     /// The batch seed.
@@ -752,22 +806,22 @@ impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
     fn observation_shape(&self) -> Vec<usize> {
         self.inputs.shape.clone()
     }
-    fn inputs_name(&self) -> &'static str {
+    fn inputs(&self) -> &'static str {
         self.inputs.name
     }
     fn num_actions(&self) -> usize {
         self.actions.num_actions()
     }
-    fn actions_name(&self) -> &'static str {
+    fn actions(&self) -> &'static str {
         self.actions.name()
     }
     fn opponents(&self) -> Vec<String> {
         self.specs.iter().map(ToString::to_string).collect()
     }
-    fn fixed_seat(&self) -> Option<usize> {
+    fn seat(&self) -> Option<usize> {
         self.fixed_seat
     }
-    fn reward_name(&self) -> &'static str {
+    fn reward(&self) -> &'static str {
         self.reward.name()
     }
     fn shaping(&self) -> f64 {

@@ -12,7 +12,8 @@
 //! - [`session`]: a game and a state as a front end outside Rust holds
 //!   them (the Python binding's classes); [`vector`]: the kit's `Batch` of
 //!   any engine behind one trait; [`learner`]: single-learner batches whose
-//!   opponents play in Rust; [`selfplay`]: self-play and network matches.
+//!   opponents play in Rust; [`selfplay`]: self-play and network matches;
+//!   [`matches`]: matches of named agents and their tallies.
 //! - [`simulate`]: [`simulate::simulate_spec`] plays a [`simulate::SimSpec`]
 //!   (one shard of a seed range) and returns [`simulate::SimResults`], whose
 //!   JSON ([`simulate::to_json`]) merges exactly ([`simulate::merge_text`]).
@@ -52,6 +53,7 @@ pub mod error;
 pub mod games;
 pub mod ladder;
 pub mod learner;
+pub mod matches;
 pub mod selfplay;
 pub mod session;
 pub mod simulate;

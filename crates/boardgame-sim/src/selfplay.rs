@@ -13,8 +13,27 @@
 
 use std::sync::Arc;
 
-use boardgame_kit::nn::{LearnedAgent, NetGame, Network, learned_ismcts};
+use boardgame_kit::nn::{LearnedAgent, NetGame, NetLayout, Network, learned_ismcts};
 use boardgame_kit::{ActionBuffer, Agent, AgentSpec, Bots, Budget, Game, GameRng, Turn, sample_chance};
+
+/// The network layout of the engine named `name` ([`Game::NAME`]) with
+/// its default configuration ([`NetGame::net_layout`]), and the number of
+/// its action ids: what a trainer builds its networks from.
+///
+/// # Errors
+/// [`SelfPlayError::Invalid`] for an unknown engine.
+pub fn net_layout(name: &str) -> Result<(NetLayout, usize), SelfPlayError> {
+    let Some(game) = crate::games::GameName::from_engine(name) else {
+        return Err(SelfPlayError::Invalid(format!(
+            "unknown game `{name}` (games: {})",
+            crate::games::GameName::list()
+        )));
+    };
+    Ok(crate::games::with_game!(game, G => {
+        let config = <G as Game>::Config::default();
+        (G::net_layout(&config), G::num_distinct_actions(&config))
+    }))
+}
 
 /// Why self-play or a match could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -146,6 +146,19 @@ pub struct StateCore<G: Game> {
     pub history: Option<Vec<ActionId>>,
 }
 
+/// The seed of a sampler's draw `u` in `[0, 1)` (pyspiel's samplers give
+/// floats where this package takes integer seeds): `u · (2^64 − 1)`,
+/// rounded down.
+///
+/// # Errors
+/// When `u` is not in `[0, 1)` (NaN included).
+pub fn seed_of_unit(u: f64) -> Result<u64, String> {
+    if !(0.0..1.0).contains(&u) {
+        return Err(format!("the sampler returned {u}, not a float in [0, 1)"));
+    }
+    Ok((u * (u64::MAX as f64)) as u64)
+}
+
 /// Why an action id from Python was refused.
 pub fn unknown_id(id: i128, num_ids: usize) -> String {
     format!("unknown action id {id} (the action space has {num_ids} ids)")

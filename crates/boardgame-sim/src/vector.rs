@@ -4,6 +4,7 @@
 
 use boardgame_kit::{ActionBuffer, Batch, BatchError, BatchOut, Game, LegalFormat};
 
+use crate::games::{GameName, with_game};
 use crate::session::{Bindable, GameCore};
 
 /// Why a batch refused a call: the message, and the game's index when one
@@ -235,4 +236,28 @@ impl<G: Bindable> VectorCore for EngineBatch<G> {
     fn step(&mut self, actions: &[u32], mut out: BatchOut<'_>) -> Result<(), VectorError> {
         Ok(self.batch.step(actions, &mut out)?)
     }
+}
+
+/// A batch of the engine named `name` ([`Game::NAME`]): `num_envs` games of
+/// the configuration overlay `overlay` with `players` seats, from batch
+/// seed `seed`, stepping on `threads` ([`EngineBatch::new`]).
+///
+/// # Errors
+/// [`BuildError::Invalid`] for an unknown engine; as [`EngineBatch::new`].
+pub fn new_vector(
+    name: &str,
+    players: Option<serde_json::Value>,
+    overlay: &str,
+    num_envs: usize,
+    seed: u64,
+    threads: usize,
+) -> Result<Box<dyn VectorCore>, BuildError> {
+    let Some(game) = GameName::from_engine(name) else {
+        let names: Vec<&str> = GameName::ALL.iter().map(|g| g.engine_name()).collect();
+        return Err(BuildError::Invalid(format!("unknown game `{name}` (games: {})", names.join(", "))));
+    };
+    with_game!(game, G => {
+        let batch = EngineBatch::<G>::new(players, overlay, num_envs, seed, threads)?;
+        Ok(Box::new(batch) as Box<dyn VectorCore>)
+    })
 }
