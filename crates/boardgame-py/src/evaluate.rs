@@ -5,37 +5,14 @@
 //! Python drives ([`Tally`]), so that both report the same statistics with
 //! the same 95% intervals.
 
-use std::ops::Range;
-
 use boardgame_kit::{AgentSpec, ArenaReport, EntrantStats};
-use boardgame_sim::{SimError, matches};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use boardgame_sim::matches;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::agents::{EngineVisitor, PyEngine, spec_arg, state_arg, type_name, visit_game};
-
-/// A `ValueError` with the library's message.
-fn sim_error(e: SimError) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
-
-/// Plays a match on the kit's arena.
-struct RunArena<'py> {
-    py: Python<'py>,
-    specs: Vec<AgentSpec>,
-    seeds: Range<u64>,
-    threads: usize,
-    rotate: bool,
-}
-
-impl EngineVisitor for RunArena<'_> {
-    type Output = ArenaReport;
-    fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<ArenaReport> {
-        let (specs, seeds, threads, rotate) = (self.specs, self.seeds, self.threads, self.rotate);
-        self.py.detach(|| matches::arena_report::<G>(config, &specs, seeds, threads, rotate)).map_err(sim_error)
-    }
-}
+use crate::agents::{PyEngine, spec_arg, state_arg, type_name, with_py_game};
+use crate::value_error;
 
 /// A report as Python data: `games`, `length_sum`, `mean_length` and per
 /// entrant `name`, `games`, `wins`, `draws`, `losses`, `share` (the mean
@@ -99,25 +76,11 @@ fn arena<'py>(
     let games: u64 = crate::uint_arg(games, "games")?;
     let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
     let threads = crate::threads_arg(threads)?;
-    let seeds = matches::seed_range(seed, games).map_err(sim_error)?;
-    let report = visit_game(game, RunArena { py, specs, seeds, threads, rotate: rotate_seats })?;
+    let seeds = matches::seed_range(seed, games).map_err(value_error)?;
+    let report = with_py_game!(game, G, config => {
+        py.detach(|| matches::arena_report::<G>(config, &specs, seeds, threads, rotate_seats)).map_err(value_error)
+    })?;
     report_to_py(py, &report)
-}
-
-/// Plays one game.
-struct PlayOne<'py> {
-    py: Python<'py>,
-    specs: Vec<AgentSpec>,
-    seed: u64,
-}
-
-impl EngineVisitor for PlayOne<'_> {
-    type Output = String;
-    fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<String> {
-        let (specs, seed) = (self.specs, self.seed);
-        let record = self.py.detach(move || matches::play_record::<G>(&config, &specs, seed)).map_err(sim_error)?;
-        Ok(record.to_json())
-    }
 }
 
 /// Plays one game of `game` from `seed` with the kit's driver
@@ -133,7 +96,10 @@ fn play_game<'py>(
 ) -> PyResult<String> {
     let specs = specs_arg(agents)?;
     let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
-    visit_game(game, PlayOne { py, specs, seed })
+    with_py_game!(game, G, config => {
+        let record = py.detach(|| matches::play_record::<G>(&config, &specs, seed)).map_err(value_error)?;
+        Ok(record.to_json())
+    })
 }
 
 /// Counts a finished game's Python state into a report.
@@ -147,21 +113,11 @@ fn tally<G: PyEngine>(
     length: u64,
 ) -> PyResult<()> {
     let state: G = state_arg(obj)?;
-    matches::tally_game(report, &state, seat_of, length).map_err(sim_error)
-}
-
-/// Chooses the [`Tallier`] and counts the seats of an engine.
-struct Reader;
-
-impl EngineVisitor for Reader {
-    type Output = (Tallier, usize);
-    fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<Self::Output> {
-        Ok((tally::<G>, matches::seats::<G>(&config).map_err(sim_error)?))
-    }
+    matches::tally_game(report, &state, seat_of, length).map_err(value_error)
 }
 
 /// The tally of a match that Python drives: the kit's [`EntrantStats`] per
-/// entrant, as [`Arena`] keeps them, so that its report is the arena's for
+/// entrant, as [`boardgame_kit::Arena`] keeps them, so that its report is the arena's for
 /// the same games.
 #[pyclass(module = "korovan_caravan._korovan_caravan", name = "_Tally")]
 pub struct Tally {
@@ -174,8 +130,8 @@ impl Tally {
     /// An empty tally of `game` for entrants named `names` (one per seat).
     #[new]
     fn new(game: &Bound<'_, PyAny>, names: Vec<String>) -> PyResult<Self> {
-        let (tally, seats) = visit_game(game, Reader)?;
-        matches::check_agent_count(seats, names.len()).map_err(sim_error)?;
+        let (tally, seats) = with_py_game!(game, G, config => Ok((tally::<G> as Tallier, matches::seats::<G>(&config).map_err(value_error)?)))?;
+        matches::check_agent_count(seats, names.len()).map_err(value_error)?;
         let entrants = names.into_iter().map(|name| EntrantStats { name, ..Default::default() }).collect();
         Ok(Tally { report: ArenaReport { entrants, games: 0, length_sum: 0 }, tally })
     }

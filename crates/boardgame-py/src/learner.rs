@@ -21,10 +21,6 @@ type OutArrays<'py> = (
     numpy::PyReadwriteArrayDyn<'py, f32>,
 );
 
-fn slice<'a, T: numpy::Element>(a: &'a mut numpy::PyReadwriteArrayDyn<'_, T>, name: &str) -> PyResult<&'a mut [T]> {
-    a.as_slice_mut().map_err(|_| crate::value_error(format!("output `{name}` must be a C-contiguous array")))
-}
-
 /// The native half of `korovan_caravan.learner`: `N` single-learner games
 /// of one engine that write into numpy arrays the caller provides.
 #[pyclass(module = "korovan_caravan._korovan_caravan", name = "_LearnerCore")]
@@ -34,40 +30,35 @@ pub struct LearnerCoreObj {
     /// never contended).
     core: std::sync::Mutex<Box<dyn LearnerCore>>,
     ids: Vec<u32>,
-    /// The engine's name.
+    // What Python reads of the batch: the engine's name, the number of
+    // games, seats per game, the shape of one observation, what the rows
+    // hold (`"observation"`, `"network"` or `"all-seats"`), the number of
+    // learner actions and their space (`flat` or `compact`), the
+    // opponents' names (one per other seat in seat order), the fixed
+    // learner seat (`None`: drawn per episode), the reward mode, the
+    // shaping coefficient and the batch seed.
     #[pyo3(get)]
     name: &'static str,
-    /// The number of games.
     #[pyo3(get)]
     num_envs: usize,
-    /// Seats per game.
     #[pyo3(get)]
     num_players: usize,
-    /// The shape of one observation.
     #[pyo3(get)]
     observation_shape: Vec<usize>,
-    /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
     #[pyo3(get)]
     inputs: &'static str,
-    /// The number of learner actions.
     #[pyo3(get)]
     num_actions: usize,
-    /// The learner's action space: `flat` or `compact`.
     #[pyo3(get)]
     actions: &'static str,
-    /// The opponents' names, one per other seat in seat order.
     #[pyo3(get)]
     opponents: Vec<String>,
-    /// The fixed learner seat, or `None` (drawn per episode).
     #[pyo3(get)]
     seat: Option<usize>,
-    /// The reward mode.
     #[pyo3(get)]
     reward: &'static str,
-    /// The shaping coefficient.
     #[pyo3(get)]
     shaping: f64,
-    /// The batch seed.
     #[pyo3(get)]
     seed: u64,
 }
@@ -81,7 +72,7 @@ fn step_error(py: Python<'_>, game: Option<usize>, message: String, action: Opti
 /// The exception of a [`LearnerError`] (`actions`: the learner actions given).
 fn learner_error(py: Python<'_>, e: LearnerError, actions: &[i64]) -> PyErr {
     match e {
-        LearnerError::Invalid(message) => step_error(py, None, message, None),
+        LearnerError::Invalid(message) => crate::value_error(message),
         LearnerError::Action { game, message } => step_error(py, Some(game), message, actions.get(game).copied()),
     }
 }
@@ -90,14 +81,14 @@ fn learner_error(py: Python<'_>, e: LearnerError, actions: &[i64]) -> PyErr {
 fn out_of<'a>(arrays: &'a mut OutArrays<'_>) -> PyResult<LearnerOut<'a>> {
     let (obs, mask, seat, reward, done, illegal, final_obs, share) = arrays;
     Ok(LearnerOut {
-        obs: slice(obs, "obs")?,
-        mask: slice(mask, "mask")?,
-        seat: slice(seat, "seat")?,
-        reward: slice(reward, "reward")?,
-        done: slice(done, "done")?,
-        illegal: slice(illegal, "illegal")?,
-        final_obs: slice(final_obs, "final_obs")?,
-        share: slice(share, "share")?,
+        obs: crate::out_slice(obs, "obs")?,
+        mask: crate::out_slice(mask, "mask")?,
+        seat: crate::out_slice(seat, "seat")?,
+        reward: crate::out_slice(reward, "reward")?,
+        done: crate::out_slice(done, "done")?,
+        illegal: crate::out_slice(illegal, "illegal")?,
+        final_obs: crate::out_slice(final_obs, "final_obs")?,
+        share: crate::out_slice(share, "share")?,
     })
 }
 
@@ -149,12 +140,12 @@ impl LearnerCoreObj {
             seed,
             opponents,
             seat,
-            reward: RewardMode::parse(reward).map_err(|e| crate::value_error(e.to_string()))?,
+            reward: RewardMode::parse(reward).map_err(crate::value_error)?,
             shaping,
-            illegal: IllegalMode::parse(illegal).map_err(|e| crate::value_error(e.to_string()))?,
+            illegal: IllegalMode::parse(illegal).map_err(crate::value_error)?,
         };
         let core = new_learner(game, crate::players_arg(players)?, config, actions, inputs, spec)
-            .map_err(|e| crate::value_error(e.to_string()))?;
+            .map_err(crate::value_error)?;
         Ok(LearnerCoreObj {
             ids: vec![0; core.num_envs()],
             name: core.name(),
@@ -178,17 +169,11 @@ impl LearnerCoreObj {
     }
     /// The seed of the game slot `game` plays now.
     fn current_seed(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let i: usize = crate::uint_arg(game, "game index")?;
-        self.lock()
-            .current_seed(i)
-            .ok_or_else(|| crate::value_error(format!("no game {i} in a batch of {}", self.lock().num_envs())))
+        crate::slot_arg(game, self.num_envs, |i| self.lock().current_seed(i))
     }
     /// The games slot `game` has finished.
     fn finished(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let i: usize = crate::uint_arg(game, "game index")?;
-        self.lock()
-            .finished(i)
-            .ok_or_else(|| crate::value_error(format!("no game {i} in a batch of {}", self.lock().num_envs())))
+        crate::slot_arg(game, self.num_envs, |i| self.lock().finished(i))
     }
     /// Restarts every game from batch seed `seed`.
     fn reset(&mut self, py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<()> {

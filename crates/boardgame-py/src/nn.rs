@@ -7,23 +7,15 @@
 
 use std::sync::Arc;
 
+use boardgame_kit::AgentSpec;
 use boardgame_kit::nn::Network;
-use boardgame_kit::{AgentSpec, Budget};
-use boardgame_sim::selfplay::{SelfPlayData, SelfPlayError, SelfPlaySpec, check_batch, match_budget};
+use boardgame_sim::selfplay::{SelfPlaySpec, check_batch, match_budget};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::agents::{EngineVisitor, PyEngine, visit_game};
-
-fn value_error(msg: impl Into<String>) -> PyErr {
-    PyValueError::new_err(msg.into())
-}
-
-fn self_play_error(e: SelfPlayError) -> PyErr {
-    value_error(e.to_string())
-}
+use crate::agents::with_py_game;
+use crate::value_error;
 
 fn read_weights(weights: &[u8]) -> PyResult<Network> {
     Network::from_bytes(weights).map_err(|e| value_error(format!("weights: {e}")))
@@ -57,7 +49,7 @@ fn nn_info<'py>(py: Python<'py>, weights: &[u8]) -> PyResult<Bound<'py, PyDict>>
 /// input, or `None`).
 #[pyfunction]
 fn net_layout<'py>(py: Python<'py>, game: &str) -> PyResult<Bound<'py, PyDict>> {
-    let (layout, num_actions) = boardgame_sim::selfplay::net_layout(game).map_err(self_play_error)?;
+    let (layout, num_actions) = boardgame_sim::selfplay::net_layout(game).map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("game", layout.game)?;
     d.set_item("inputs", layout.input_len)?;
@@ -139,24 +131,14 @@ fn self_play<'py>(
     sharp: bool,
     actor: Option<&[u8]>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    check_batch(games, threads, Some(iterations), seed).map_err(self_play_error)?;
+    check_batch(games, threads, Some(iterations), seed).map_err(value_error)?;
     let net = weights.map(read_weights).transpose()?.map(Arc::new);
     let actor = actor.map(read_weights).transpose()?.map(Arc::new);
     let teacher: AgentSpec = teacher.parse().map_err(|e| value_error(format!("teacher: {e}")))?;
     let s = SelfPlaySpec { games, seed, threads, iterations, sharp, net, teacher, actor };
-    /// Self-play on the engine of `game`, without the GIL.
-    struct SelfPlay<'a, 'py> {
-        py: Python<'py>,
-        s: &'a SelfPlaySpec,
-    }
-    impl EngineVisitor for SelfPlay<'_, '_> {
-        type Output = Result<SelfPlayData, SelfPlayError>;
-        fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<Self::Output> {
-            Ok(self.py.detach(|| boardgame_sim::selfplay::self_play::<G>(&config, self.s)))
-        }
-    }
-    let result = visit_game(game, SelfPlay { py, s: &s })?;
-    let a = result.map_err(self_play_error)?;
+    let result =
+        with_py_game!(game, G, config => Ok(py.detach(|| boardgame_sim::selfplay::self_play::<G>(&config, &s))))?;
+    let a = result.map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("inputs", PyArray1::from_vec(py, a.inputs).reshape([a.rows, a.input_len])?)?;
     d.set_item("masks", PyArray1::from_vec(py, a.masks).reshape([a.rows, a.policy_len])?)?;
@@ -190,30 +172,15 @@ fn nn_match<'py>(
     millis: Option<u64>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, usize)> {
     // `iterations` is checked with `millis` below: they name the budget.
-    check_batch(games, threads, None, seed).map_err(self_play_error)?;
-    let budget = match_budget(iterations, millis).map_err(self_play_error)?;
+    check_batch(games, threads, None, seed).map_err(value_error)?;
+    let budget = match_budget(iterations, millis).map_err(value_error)?;
     let net = Arc::new(read_weights(weights)?);
     let opponent: AgentSpec = opponent.parse().map_err(|e| value_error(format!("opponent: {e}")))?;
-    /// A match on the engine of `game`, without the GIL.
-    struct Match<'a, 'py> {
-        py: Python<'py>,
-        net: &'a Arc<Network>,
-        budget: Option<Budget>,
-        opponent: &'a AgentSpec,
-        games: u64,
-        seed: u64,
-        threads: usize,
-    }
-    impl EngineVisitor for Match<'_, '_> {
-        type Output = Result<(Vec<f64>, usize), SelfPlayError>;
-        fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<Self::Output> {
-            let Match { py, net, budget, opponent, games, seed, threads } = self;
-            let counts = (games, seed, threads);
-            Ok(py.detach(|| boardgame_sim::selfplay::network_match::<G>(&config, net, budget, opponent, counts)))
-        }
-    }
-    let result = visit_game(game, Match { py, net: &net, budget, opponent: &opponent, games, seed, threads })?;
-    let (shares, players) = result.map_err(self_play_error)?;
+    let counts = (games, seed, threads);
+    let result = with_py_game!(game, G, config => {
+        Ok(py.detach(|| boardgame_sim::selfplay::network_match::<G>(&config, &net, budget, &opponent, counts)))
+    })?;
+    let (shares, players) = result.map_err(value_error)?;
     Ok((PyArray1::from_vec(py, shares), players))
 }
 

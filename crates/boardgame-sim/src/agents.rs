@@ -50,45 +50,6 @@ pub fn entrant<G: Bots>(spec: AgentSpec) -> Result<Entrant<G>, SimError> {
     spec.entrant::<G>().map_err(|e| SimError::Usage(e.to_string()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use boardgame_kit::Budget;
-    use boardgame_kit::testgame::HiddenNim;
-
-    #[test]
-    fn lists_parse_and_name_the_unknown_agent() {
-        let list = parse_list("random,ismcts:5,flatmc:250ms").unwrap();
-        assert_eq!(list.len(), 3);
-        match parse_list("random,chess") {
-            Err(SimError::Usage(m)) => assert!(m.starts_with("unknown agent `chess`"), "{m}"),
-            other => panic!("{other:?}"),
-        }
-        assert!(matches!(parse_list("random,,random"), Err(SimError::Usage(_))));
-    }
-
-    #[test]
-    fn the_last_agent_fills_the_seats_left() {
-        let one = parse_list("random").unwrap();
-        assert_eq!(fit(&one, 4, "seats").unwrap().len(), 4);
-        let three = parse_list("random,ismcts:5,flatmc:5").unwrap();
-        assert_eq!(fit(&three, 3, "seats").unwrap(), three);
-        let four = fit(&three, 4, "seats").unwrap();
-        assert_eq!(four[3], three[2], "the last agent fills the seats left");
-        assert!(matches!(fit(&three, 2, "seats"), Err(SimError::Usage(_))));
-    }
-
-    #[test]
-    fn an_engine_without_a_heuristic_says_unknown_agent() {
-        match build::<HiddenNim>(AgentSpec::Heuristic) {
-            Err(SimError::Usage(m)) => assert!(m.starts_with("unknown agent `heuristic`"), "{m}"),
-            _ => panic!("nim has no heuristic agent"),
-        }
-        assert!(build::<HiddenNim>(AgentSpec::IsMcts(Budget::Iterations(3))).is_ok());
-        assert!(entrant::<HiddenNim>(AgentSpec::IsMctsH(Budget::Iterations(3))).is_err());
-    }
-}
-
 /// One built-in agent of `G` asked for one move at a time, its draws taken
 /// from the kit's [`SeatStreams`] of a seed: an agent seeded with a game's
 /// seed plays, at every seat, the moves the driver's agents play in that
@@ -180,19 +141,41 @@ impl<G: Bots> SeededAgent<G> {
     }
 }
 
-/// How a rollout's cut state is scored: `"leader"` (1 shared among the
-/// seats with the best score) or `"margin"` (`0.5 + 0.5·tanh(margin /
-/// margin_scale)` of each seat's score margin over the best other seat).
+/// The default `margin_scale` of [`cut_evaluation`], in score points: the
+/// tuned Caravan search's (a common good is worth 3 points, a rare one 6).
+pub const DEFAULT_MARGIN_SCALE: f64 = 30.0;
+
+/// How a rollout's cut state is scored: `"leader"` (the default: 1 shared
+/// among the seats with the best score) or `"margin"` (`0.5 + 0.5·tanh(margin
+/// / margin_scale)` of each seat's score margin over the best other seat;
+/// `margin_scale` [`DEFAULT_MARGIN_SCALE`] by default).
 ///
 /// # Errors
 /// A usage error for another name, or a `margin_scale` that is not a
 /// positive number with `"margin"`.
-pub fn cut_evaluation(cut_value: &str, margin_scale: f64) -> Result<Evaluation, SimError> {
-    match cut_value {
+pub fn cut_evaluation(cut_value: Option<&str>, margin_scale: Option<f64>) -> Result<Evaluation, SimError> {
+    let margin_scale = margin_scale.unwrap_or(DEFAULT_MARGIN_SCALE);
+    match cut_value.unwrap_or("leader") {
         "leader" => Ok(Evaluation::LeaderShare),
         "margin" if margin_scale.is_finite() && margin_scale > 0.0 => Ok(Evaluation::ScoreMargin(margin_scale)),
         "margin" => Err(SimError::Usage(format!("margin_scale must be positive, got {margin_scale}"))),
         other => Err(SimError::Usage(format!("unknown cut_value `{other}` (known: leader, margin)"))),
+    }
+}
+
+/// The seat to move in `state`, for an agent asked to act there (`what`
+/// names the state in the message, written only on error).
+///
+/// # Errors
+/// A usage error where no seat is to move (a chance node, the end).
+pub fn seat_to_move<G: Game, W: std::fmt::Display>(state: &G, what: impl FnOnce() -> W) -> Result<usize, SimError> {
+    match state.turn() {
+        Turn::Player(seat) => Ok(seat),
+        turn => Err(SimError::Usage(format!(
+            "no seat is to move in {} ({} {turn:?}): an agent acts only for the seat to move",
+            what(),
+            G::NAME
+        ))),
     }
 }
 
@@ -221,18 +204,24 @@ impl<G: Bots> Rollouts<G> {
         Ok(Rollouts { policy, depth, evaluation, values: Vec::new() })
     }
 
-    /// The mean per-seat values of `n` rollouts (at least 1) from `state`,
-    /// every draw from `rng`.
-    pub fn mean_values(&mut self, state: &G, n: usize, rng: &mut GameRng) -> Vec<f64> {
+    /// The mean per-seat values of `n` rollouts from `state`, every draw
+    /// from `rng`.
+    ///
+    /// # Errors
+    /// A usage error for no rollouts (`n` = 0).
+    pub fn mean_values(&mut self, state: &G, n: usize, rng: &mut GameRng) -> Result<Vec<f64>, SimError> {
+        if n == 0 {
+            return Err(SimError::Usage("n (rollouts per evaluation) must be at least 1".to_string()));
+        }
         let seats = state.num_players();
         let mut sum = vec![0.0; seats];
         self.values.resize(seats, 0.0);
         for _ in 0..n {
             self.rollout(state.clone(), rng, &mut sum);
         }
-        let n = n.max(1) as f64;
+        let n = n as f64;
         sum.iter_mut().for_each(|v| *v /= n);
-        sum
+        Ok(sum)
     }
 
     /// Plays `state` on once (an illegal choice of the policy replaced by a
@@ -261,5 +250,44 @@ impl<G: Bots> Rollouts<G> {
         for (s, v) in sum.iter_mut().zip(&self.values) {
             *s += v;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boardgame_kit::Budget;
+    use boardgame_kit::testgame::HiddenNim;
+
+    #[test]
+    fn lists_parse_and_name_the_unknown_agent() {
+        let list = parse_list("random,ismcts:5,flatmc:250ms").unwrap();
+        assert_eq!(list.len(), 3);
+        match parse_list("random,chess") {
+            Err(SimError::Usage(m)) => assert!(m.starts_with("unknown agent `chess`"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(parse_list("random,,random"), Err(SimError::Usage(_))));
+    }
+
+    #[test]
+    fn the_last_agent_fills_the_seats_left() {
+        let one = parse_list("random").unwrap();
+        assert_eq!(fit(&one, 4, "seats").unwrap().len(), 4);
+        let three = parse_list("random,ismcts:5,flatmc:5").unwrap();
+        assert_eq!(fit(&three, 3, "seats").unwrap(), three);
+        let four = fit(&three, 4, "seats").unwrap();
+        assert_eq!(four[3], three[2], "the last agent fills the seats left");
+        assert!(matches!(fit(&three, 2, "seats"), Err(SimError::Usage(_))));
+    }
+
+    #[test]
+    fn an_engine_without_a_heuristic_says_unknown_agent() {
+        match build::<HiddenNim>(AgentSpec::Heuristic) {
+            Err(SimError::Usage(m)) => assert!(m.starts_with("unknown agent `heuristic`"), "{m}"),
+            _ => panic!("nim has no heuristic agent"),
+        }
+        assert!(build::<HiddenNim>(AgentSpec::IsMcts(Budget::Iterations(3))).is_ok());
+        assert!(entrant::<HiddenNim>(AgentSpec::IsMctsH(Budget::Iterations(3))).is_err());
     }
 }

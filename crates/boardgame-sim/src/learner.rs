@@ -458,8 +458,8 @@ impl<G: Bindable + Bots> LearnerBatch<G> {
             s.build::<G>().map_err(|e| format!("opponents: {e}"))?;
             specs.push(s);
         }
-        // Sizes are checked before anything is allocated, as for `VectorEnv`
-        // (issue 22, items 10-11): never a capacity overflow or an abort.
+        // Sizes are checked before anything is allocated, as for `VectorEnv`:
+        // never a capacity overflow or an abort.
         let need = crate::vector::env_bytes::<G>(&game.config, spec.num_envs).ok_or_else(|| {
             format!("num_envs={} is too large: its games need more bytes than an address space holds", spec.num_envs)
         })?;
@@ -744,7 +744,8 @@ impl<G: Game> Ctx<'_, G> {
     }
 }
 
-/// A learner batch of one engine, whatever the engine: what the Python class calls.
+/// A learner batch of any engine behind one object-safe trait (what
+/// `korovan_caravan.learner` steps).
 pub trait LearnerCore: Send {
     /// The engine's name.
     fn name(&self) -> &'static str;

@@ -13,7 +13,7 @@
 //!   them (the Python binding's classes); [`vector`]: the kit's `Batch` of
 //!   any engine behind one trait; [`learner`]: single-learner batches whose
 //!   opponents play in Rust; [`selfplay`]: self-play and network matches;
-//!   [`matches`]: matches of named agents and their tallies.
+//!   [`matches`](mod@matches): matches of named agents and their tallies.
 //! - [`simulate`]: [`simulate::simulate_spec`] plays a [`simulate::SimSpec`]
 //!   (one shard of a seed range) and returns [`simulate::SimResults`], whose
 //!   JSON ([`simulate::to_json`]) merges exactly ([`simulate::merge_text`]).

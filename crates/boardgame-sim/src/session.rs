@@ -101,6 +101,11 @@ impl<G: Bindable> GameCore<G> {
         G::observation_tensor_shape(&self.config)
     }
 
+    /// The length of the observation tensor.
+    pub fn observation_tensor_size(&self) -> usize {
+        G::observation_tensor_len(&self.config)
+    }
+
     /// The bounds of the observation tensor's entries, `(low, high)`:
     /// the engine's, else every `f32` value.
     pub fn observation_tensor_bounds(&self) -> (Vec<f32>, Vec<f32>) {
@@ -289,6 +294,16 @@ impl<G: Bindable> StateCore<G> {
         out
     }
 
+    /// The engine's score of every seat.
+    pub fn scores(&self) -> Vec<i32> {
+        (0..self.state.num_players()).map(|s| self.state.score(s)).collect()
+    }
+
+    /// The winning seats (several for a draw), or `None` before the end.
+    pub fn winners(&self) -> Option<Vec<usize>> {
+        self.state.outcome().map(|o| o.winners().iter().collect())
+    }
+
     /// Checks that `player` is a seat.
     ///
     /// # Errors
@@ -299,6 +314,38 @@ impl<G: Bindable> StateCore<G> {
             Ok(s) if s < n => Ok(s),
             _ => Err(format!("seat {player} does not exist ({n} players)")),
         }
+    }
+
+    /// Checks a pyspiel-style `player` argument: a seat, or
+    /// [`CHANCE_PLAYER`].
+    ///
+    /// # Errors
+    /// For any other number.
+    pub fn check_player(&self, player: i128) -> Result<(), String> {
+        if player == i128::from(CHANCE_PLAYER) {
+            return Ok(());
+        }
+        self.seat(player).map(|_| ()).map_err(|e| format!("{e}; a player is a seat or -1 (chance)"))
+    }
+
+    /// The legal-action mask (1 at every legal id) over the action space.
+    ///
+    /// # Errors
+    /// The kit's message when the engine lists an id outside its space.
+    pub fn legal_actions_mask(&self) -> Result<Vec<u8>, String> {
+        let mut mask = vec![0u8; self.num_distinct_actions()];
+        self.legal_actions_mask_into(&mut mask)?;
+        Ok(mask)
+    }
+
+    /// `player`'s observation tensor.
+    ///
+    /// # Errors
+    /// When `player` is not a seat.
+    pub fn observation_tensor(&self, player: i128) -> Result<Vec<f32>, String> {
+        let mut out = vec![0f32; G::observation_tensor_len(self.state.config())];
+        self.observation_tensor_into(player, &mut out)?;
+        Ok(out)
     }
 
     /// Writes `player`'s observation tensor into `out`.

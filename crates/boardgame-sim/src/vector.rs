@@ -28,7 +28,8 @@ impl<E: std::error::Error + 'static> From<BatchError<E>> for VectorError {
     }
 }
 
-/// A batch of one engine, whatever the engine: what the Python class calls.
+/// A batch of any engine behind one object-safe trait (what
+/// `korovan_caravan.VectorEnv` steps).
 pub trait VectorCore: Send + Sync {
     /// The engine's name.
     fn name(&self) -> &'static str;
