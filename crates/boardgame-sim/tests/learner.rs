@@ -1,12 +1,16 @@
 //! The single-learner batch: a seed fixes every episode, `reset` restarts
 //! from it, drawn seats follow the seat stream, opponents are checked here,
-//! illegal actions are a no-op or refused before any game moves, and the
-//! rewards are the shares or their zero-sum form.
+//! illegal actions are a no-op or refused before any game moves, the
+//! rewards are the shares or their zero-sum form, and an episode is the
+//! kit's driver's game of its seed, its shaping summing to the change of
+//! the potential.
 
-use boardgame_kit::GameRng;
+use boardgame_kit::{AgentSpec, Driver, Game, GameRng, Turn};
 use boardgame_sim::learner::{
     IllegalMode, LearnerBuffers, LearnerCore, LearnerError, LearnerSpec, RewardMode, SEAT_STREAM, new_learner,
+    score_potential,
 };
+use korovan_core::{Korovan, KorovanConfig};
 
 fn spec(num_envs: usize, seed: u64, opponents: &[&str], seat: Option<usize>) -> LearnerSpec {
     LearnerSpec {
@@ -174,4 +178,54 @@ fn rewards_are_the_shares_or_their_zero_sum_form() {
         }
     }
     assert!(ended > 0, "episodes ended");
+}
+
+/// Chance and the opponents (`random`, from the driver's seat streams)
+/// until `seat` decides or the game ends.
+fn advance(driver: &mut Driver<Korovan>, seat: usize, opponent: &mut dyn boardgame_kit::Agent<Korovan>) {
+    while let Turn::Chance | Turn::Player(_) = driver.turn() {
+        match driver.turn() {
+            Turn::Player(p) if p == seat => return,
+            Turn::Chance => {
+                driver.step_chance();
+            }
+            _ => {
+                driver.step_agent(opponent).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn an_episode_is_the_drivers_game_and_the_shaping_telescopes() {
+    let (seed, seat, c) = (77, 1, 0.25);
+    let spec = LearnerSpec { reward: RewardMode::ZeroSum, shaping: c, ..spec(1, seed, &["random"], Some(seat)) };
+    let mut batch = new_learner("korovan", Some(3.into()), "{}", "flat", "observation", spec).unwrap();
+    let mut out = LearnerBuffers::new(batch.as_ref());
+    batch.observe(out.view()).unwrap();
+    let config = KorovanConfig { players: 3, ..KorovanConfig::default() };
+    let mut driver = Driver::<Korovan>::new(&config, seed).unwrap();
+    let mut opponent = AgentSpec::Random.build::<Korovan>().unwrap();
+    advance(&mut driver, seat, opponent.as_mut());
+    let start = score_potential(driver.state(), seat);
+    let mut obs = vec![0.0; Korovan::observation_tensor_len(&config)];
+    let mut total = 0.0;
+    for _ in 0..Korovan::max_game_length(&config) {
+        driver.state().write_observation_tensor(seat, &mut obs).unwrap();
+        assert_eq!(out.obs, obs, "the learner sees the driver's game");
+        let action = first_legal(batch.as_ref(), &out)[0];
+        batch.step(&[action], out.view()).unwrap();
+        total += f64::from(out.reward[0]);
+        driver.apply(Korovan::action_from_id(&config, action).unwrap()).unwrap();
+        advance(&mut driver, seat, opponent.as_mut());
+        if out.done[0] == 1 {
+            break;
+        }
+    }
+    assert_eq!(driver.turn(), Turn::Terminal, "the episode ended with the driver's game");
+    let mut returns = [0.0; 3];
+    driver.state().returns(&mut returns);
+    assert_eq!(f64::from(out.share[0]), returns[seat]);
+    let expected = RewardMode::ZeroSum.of_share(returns[seat], 3) + c * (score_potential(driver.state(), seat) - start);
+    assert!((total - expected).abs() < 1e-4, "{total} against {expected}");
 }
