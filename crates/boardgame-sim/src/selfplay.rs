@@ -85,9 +85,11 @@ pub fn check_batch(games: u64, threads: usize, iterations: Option<u32>, seed: u6
 
 /// Runs `f(g)` for every game `g` in `0..games` on `threads` scoped threads
 /// (at most one a game): thread `t` plays games `t`, `t + threads`, … in
-/// turn and stops at its first error. Returns the results in game order
-/// whatever `threads`, or the error of the first thread (by index) that
-/// failed; a thread that panicked fails with "a `{what}` thread panicked".
+/// turn and stops at its first error; a thread the system refuses to start
+/// has its games played on the calling thread. Returns the results in game
+/// order whatever `threads`, or the error of the first thread (by index)
+/// that failed; a thread that panicked fails with "a `{what}` thread
+/// panicked".
 fn striped<T: Send>(
     games: u64,
     threads: usize,
@@ -96,17 +98,20 @@ fn striped<T: Send>(
 ) -> Result<Vec<T>, String> {
     let threads = threads.min(games as usize).max(1);
     let f = &f;
+    let stripe = move |t: usize| {
+        (t as u64..games).step_by(threads).map(|g| f(g).map(|v| (g, v))).collect::<Result<Vec<_>, String>>()
+    };
     let per_thread: Vec<Result<Vec<(u64, T)>, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    (t as u64..games).step_by(threads).map(|g| f(g).map(|v| (g, v))).collect::<Result<Vec<_>, _>>()
-                })
-            })
+            .map(|t| (t, std::thread::Builder::new().spawn_scoped(scope, move || stripe(t)).ok()))
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(format!("a {what} thread panicked")))).collect()
+        let join = |(t, handle): (usize, Option<std::thread::ScopedJoinHandle<'_, _>>)| match handle {
+            Some(h) => h.join().unwrap_or_else(|_| Err(format!("a {what} thread panicked"))),
+            None => stripe(t),
+        };
+        handles.into_iter().map(join).collect()
     });
-    let mut all = Vec::with_capacity(games as usize);
+    let mut all = Vec::new();
     for r in per_thread {
         all.extend(r?);
     }
@@ -300,9 +305,11 @@ pub struct SelfPlayData {
 /// final shares relative to the seat. Game `g` is seeded by `s.seed + g`.
 ///
 /// # Errors
-/// [`SelfPlayError::Invalid`] for a network that does not fit `G` or an
-/// agent `G` lacks; [`SelfPlayError::Play`] naming the game that failed.
+/// [`SelfPlayError::Invalid`] for counts out of range ([`check_batch`]), a
+/// network that does not fit `G` or an agent `G` lacks;
+/// [`SelfPlayError::Play`] naming the game that failed.
 pub fn self_play<G: NetGame + Bots>(config: &G::Config, s: &SelfPlaySpec) -> Result<SelfPlayData, SelfPlayError> {
+    check_batch(s.games, s.threads, Some(s.iterations), s.seed)?;
     for net in s.net.iter().chain(&s.actor) {
         boardgame_kit::nn::check_network::<G>(net, config).map_err(|e| SelfPlayError::Invalid(e.to_string()))?;
     }
@@ -396,8 +403,9 @@ pub fn match_budget(iterations: Option<u64>, millis: Option<u64>) -> Result<Opti
 /// win, `1/k` a `k`-way draw, 0 a loss) and the number of players.
 ///
 /// # Errors
-/// [`SelfPlayError::Invalid`] for a network that does not fit `G`, an
-/// agent `G` lacks or a bad configuration; [`SelfPlayError::Play`] naming
+/// [`SelfPlayError::Invalid`] for counts out of range ([`check_batch`]), a
+/// network that does not fit `G`, an agent `G` lacks or a bad
+/// configuration; [`SelfPlayError::Play`] naming
 /// the failure of a game.
 pub fn network_match<G: NetGame + Bots>(
     config: &G::Config,
@@ -407,6 +415,7 @@ pub fn network_match<G: NetGame + Bots>(
     (games, seed, threads): (u64, u64, usize),
 ) -> Result<(Vec<f64>, usize), SelfPlayError> {
     let invalid = |e: String| SelfPlayError::Invalid(e);
+    check_batch(games, threads, None, seed)?;
     boardgame_kit::nn::check_network::<G>(net, config).map_err(|e| invalid(e.to_string()))?;
     opponent.build::<G>().map_err(|e| invalid(e.to_string()))?;
     let players = G::new_game(config).map_err(|e| invalid(e.to_string()))?.num_players();

@@ -100,3 +100,14 @@ fn counts_and_budgets_out_of_range_are_refused() {
         assert!(matches!(match_budget(iterations, millis), Err(SelfPlayError::Invalid(_))));
     }
 }
+
+#[test]
+fn the_library_checks_its_counts_too() {
+    let net = korovan_core::learned_network().unwrap();
+    let huge = SelfPlaySpec { games: u64::MAX, ..teacher(1, 1, false) };
+    assert!(matches!(self_play::<Korovan>(&config(3), &huge), Err(SelfPlayError::Invalid(_))));
+    let none = SelfPlaySpec { threads: 0, ..teacher(1, 1, false) };
+    assert!(matches!(self_play::<Korovan>(&config(3), &none), Err(SelfPlayError::Invalid(_))));
+    let refused = network_match::<Korovan>(&config(3), &net, None, &AgentSpec::Random, (u64::MAX, 0, 1));
+    assert!(matches!(refused, Err(SelfPlayError::Invalid(_))));
+}
