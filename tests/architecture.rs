@@ -216,6 +216,18 @@ fn the_front_ends_reach_the_engines_through_the_registry() {
     }
 }
 
+/// A thin binding (docs/architecture.md, "A thin binding"): boardgame-py
+/// converts types and releases the GIL; what it runs lives in the
+/// libraries, so its sources stay under 2,000 lines.
+#[test]
+fn the_binding_is_thin() {
+    let mut files = Vec::new();
+    rust_files(&root().join("crates/boardgame-py/src"), &mut files);
+    assert!(!files.is_empty(), "the binding's sources were found");
+    let lines: usize = files.iter().map(|f| std::fs::read_to_string(f).unwrap().lines().count()).sum();
+    assert!(lines < 2000, "crates/boardgame-py/src has {lines} lines: move what is not conversion into a library");
+}
+
 /// The check above reads code, not comments or tests.
 #[test]
 fn code_of_drops_comments_and_the_test_module() {

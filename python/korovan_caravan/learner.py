@@ -129,14 +129,6 @@ def _shaping(shaping: Any) -> float:
     return float(shaping)
 
 
-def _opponents(opponents: Any) -> Union[str, list]:
-    if isinstance(opponents, str):
-        return opponents
-    if isinstance(opponents, (list, tuple)) and all(isinstance(o, str) for o in opponents):
-        return list(opponents)
-    raise TypeError("opponents must be an agent name (str) or a list of agent names")
-
-
 class _Core:
     """The Rust batch and the arrays it writes (shared by both forms)."""
 
@@ -151,7 +143,7 @@ class _Core:
             players,
             0 if seed is None else int(seed),
             json.dumps(config),
-            _opponents(opponents),
+            opponents,
             seat,
             _check_reward(reward),
             _shaping(shaping),

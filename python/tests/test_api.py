@@ -243,3 +243,33 @@ def test_native_calls_run_in_threads(name):
     sequential = [play(s) for s in range(8)]
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(play, range(8))) == sequential
+
+
+def test_net_layout_is_the_engines_and_fits_the_shipped_networks():
+    """``net_layout`` gives what a trainer builds its networks from, as the
+    engines define it: the shipped weights have its input and head widths,
+    and Caravan's board ranges lie in the input and add up to the policy."""
+    from pathlib import Path
+
+    from korovan_caravan._korovan_caravan import net_layout, nn_info
+
+    repo = Path(__file__).resolve().parents[2]
+    for name in ["korovan", "caravan"]:
+        layout = net_layout(name)
+        info = nn_info((repo / f"crates/{name}-core/weights/{name}.bgnn").read_bytes())
+        assert layout["game"] == name
+        assert (layout["inputs"], layout["policy_len"], layout["value_len"]) == (
+            info["inputs"], info["policy_len"], info["value_len"])
+        assert layout["num_actions"] == korovan_caravan.load_game(name).num_distinct_actions()
+    assert net_layout("korovan")["board"] is None
+    caravan = net_layout("caravan")
+    board = caravan["board"]
+    squares = board["height"] * board["width"]
+    assert board["policy_before"] + board["policy_planes"] * squares + board["policy_after"] == caravan["policy_len"]
+    assert board["plan"] + caravan["policy_len"] == caravan["inputs"]
+    for start, channels in board["planes"]:
+        assert 0 <= start and start + channels * squares <= caravan["inputs"]
+    for start, length in board["globals"]:
+        assert 0 <= start and start + length <= caravan["inputs"]
+    with pytest.raises(ValueError, match="unknown game"):
+        net_layout("chess")

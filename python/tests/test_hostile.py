@@ -184,6 +184,7 @@ def test_the_search_covers_every_entry_point():
         "nn_forward",
         "self_play",
         "nn_match",
+        "net_layout",
     }
     assert public <= covered, f"entry points the search does not call: {sorted(public - covered)}"
     # the engines' classes have the same methods (one Rust template)
@@ -727,5 +728,11 @@ def test_no_panic_from_the_network_entry_points():
                 checked("nn_match", native.nn_match, game, **kwargs)
                 calls += 1
         checked("nn_match", native.nn_match, game, iterations=1, millis=1, **{k: good[k] for k in ("weights", "opponent", "games", "seed")})
+        calls += 1
+        layout = native.net_layout(name)
+        assert layout["game"] == name and layout["inputs"] == info["inputs"]
+        assert (layout["policy_len"], layout["value_len"]) == (info["policy_len"], info["value_len"])
+    for arg in HOSTILE[:20] + ["chess", "", game]:
+        checked("net_layout", native.net_layout, arg)
         calls += 1
     assert calls > 300

@@ -412,6 +412,68 @@ impl BatchBuffers {
     }
 }
 
+/// The seeds of a batch's slots: slot `i` of `N` plays its `e`-th game
+/// (from 0) from seed `s + i + e·N`, wrapping ([`SlotSeeds::game_seed`]),
+/// and a game that ends before the decision its slot waits for is skipped
+/// for the slot's next seed ([`SlotSeeds::start`]). [`Batch`] and the
+/// single-learner batch of `boardgame-sim` both seed their slots by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotSeeds {
+    seed: u64,
+    games: u64,
+}
+
+impl SlotSeeds {
+    /// The seeds of a batch of `games` slots from batch seed `seed`.
+    pub fn new(seed: u64, games: usize) -> Self {
+        SlotSeeds { seed, games: games as u64 }
+    }
+
+    /// The batch seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The seed of the `episode`-th game (from 0) of slot `slot`:
+    /// `seed + slot + episode · N`, wrapping.
+    ///
+    /// ```
+    /// use boardgame_kit::SlotSeeds;
+    /// let seeds = SlotSeeds::new(100, 4);
+    /// assert_eq!(seeds.game_seed(1, 0), 101);
+    /// assert_eq!(seeds.game_seed(1, 2), 109);
+    /// assert_eq!(SlotSeeds::new(u64::MAX, 4).game_seed(1, 0), 0);
+    /// ```
+    pub fn game_seed(&self, slot: usize, episode: u64) -> u64 {
+        self.seed.wrapping_add(slot as u64).wrapping_add(episode.wrapping_mul(self.games))
+    }
+
+    /// Starts slot `slot`'s game number `*episode`: `start(seed)` sets the
+    /// game of that seed up and says whether it waits for the slot's
+    /// decision; while it does not (the game ended first), the game counts
+    /// as finished (`*episode` grows by one) and the next seed is tried, at
+    /// most [`MAX_SKIPPED`] times in a row.
+    ///
+    /// ```
+    /// use boardgame_kit::SlotSeeds;
+    /// let mut episode = 0;
+    /// let mut tried = Vec::new();
+    /// SlotSeeds::new(10, 3).start(1, &mut episode, |seed| {
+    ///     tried.push(seed);
+    ///     seed > 15 // the first two games end before a decision
+    /// });
+    /// assert_eq!((tried, episode), (vec![11, 14, 17], 2));
+    /// ```
+    pub fn start(&self, slot: usize, episode: &mut u64, mut start: impl FnMut(u64) -> bool) {
+        for _ in 0..=MAX_SKIPPED {
+            if start(self.game_seed(slot, *episode)) {
+                return;
+            }
+            *episode = episode.wrapping_add(1);
+        }
+    }
+}
+
 /// One game of the batch and its chance stream.
 #[derive(Clone, Debug)]
 struct Slot<G: Game> {
@@ -430,8 +492,7 @@ type Job<'a, G> = (usize, &'a mut [Slot<G>], Option<&'a [<G as Game>::Action]>, 
 /// What every chunk needs to step its games (shared, read-only).
 struct Shared<'s, G: Game> {
     initial: &'s G,
-    seed: u64,
-    games: u64,
+    seeds: SlotSeeds,
     widths: Widths,
     bound: usize,
 }
@@ -520,8 +581,7 @@ impl<G: Game> Batch<G> {
         // batch's worth of memory.
         let shared = Shared {
             initial: &self.initial,
-            seed,
-            games: self.games as u64,
+            seeds: SlotSeeds::new(seed, self.games),
             widths: Widths { obs: 0, mask: 0, ids: 0, rewards: 0 },
             bound: G::max_game_length(&self.config),
         };
@@ -543,16 +603,6 @@ impl<G: Game> Batch<G> {
     /// fallibly ([`BatchError::OutOfMemory`]).
     pub fn bytes_for(num_games: usize) -> Option<usize> {
         num_games.checked_mul(std::mem::size_of::<Slot<G>>() + std::mem::size_of::<G::Action>())
-    }
-
-    fn shared(&self, widths: Widths) -> Shared<'_, G> {
-        Shared {
-            initial: &self.initial,
-            seed: self.seed,
-            games: self.games as u64,
-            widths,
-            bound: G::max_game_length(&self.config),
-        }
     }
 
     /// The configuration of every game.
@@ -595,7 +645,7 @@ impl<G: Game> Batch<G> {
     /// The seed of the `episode`-th game (from 0) of slot `game`:
     /// `seed + game + episode · N`, wrapping.
     pub fn game_seed(&self, game: usize, episode: u64) -> u64 {
-        self.shared(Widths { obs: 0, mask: 0, ids: 0, rewards: 0 }).game_seed(game, episode)
+        SlotSeeds::new(self.seed, self.games).game_seed(game, episode)
     }
 
     /// The current state of game `game` (`None` out of range).
@@ -694,8 +744,7 @@ impl<G: Game> Batch<G> {
         let threads = self.threads.min(n).max(1);
         let shared = Shared {
             initial: &self.initial,
-            seed: self.seed,
-            games: n as u64,
+            seeds: SlotSeeds::new(self.seed, n),
             widths,
             bound: G::max_game_length(&self.config),
         };
@@ -752,26 +801,21 @@ impl<G: Game> Batch<G> {
 }
 
 impl<G: Game> Shared<'_, G> {
-    fn game_seed(&self, game: usize, episode: u64) -> u64 {
-        self.seed.wrapping_add(game as u64).wrapping_add(episode.wrapping_mul(self.games))
-    }
-
     /// Starts slot `game`'s next game (its `slot.episode`-th) and resolves
     /// its opening chance nodes. A game that ends before its first decision
     /// is skipped (counted as finished) for the slot's next seed, at most
     /// [`MAX_SKIPPED`] times in a row.
     fn start(&self, slot: &mut Slot<G>, game: usize) {
         let mut chances = G::ChanceList::default();
-        for _ in 0..=MAX_SKIPPED {
-            slot.seed = self.game_seed(game, slot.episode);
+        let mut episode = slot.episode;
+        self.seeds.start(game, &mut episode, |seed| {
+            slot.seed = seed;
             slot.state = self.initial.clone();
-            slot.chance = GameRng::new(slot.seed).child(CHANCE_STREAM);
+            slot.chance = GameRng::new(seed).child(CHANCE_STREAM);
             self.resolve_chance(slot, &mut chances);
-            if matches!(slot.state.turn(), Turn::Player(_)) {
-                return;
-            }
-            slot.episode = slot.episode.wrapping_add(1);
-        }
+            matches!(slot.state.turn(), Turn::Player(_))
+        });
+        slot.episode = episode;
     }
 
     /// Plays chance outcomes until a decision or the end (bounded by the

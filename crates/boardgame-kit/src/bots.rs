@@ -279,7 +279,7 @@ impl std::hash::Hash for WeightsFile {
 /// The learned agents also play a network of the engine's layout from a
 /// weights file (the `.bgnn` a trainer writes): the name, then `@` and the
 /// file's path — `learned@runs/quick/latest.bgnn`, `learned:0.5@net.bgnn`,
-/// `learned-ismcts:20ms@net.bgnn` ([`WeightsFile`]). Everything after the
+/// `learned-ismcts:20ms@net.bgnn` (`WeightsFile`). Everything after the
 /// first `@` is the path. The file is read when the first agent is built;
 /// a file that cannot be read, or is no weights file of the engine, is an
 /// error naming the file.

@@ -38,9 +38,8 @@ const MAX_SEATS: usize = 16;
 #[derive(Clone, Debug)]
 pub struct Driver<G: Game> {
     state: G,
-    root: GameRng,
     chance: GameRng,
-    seats: [Option<GameRng>; MAX_SEATS],
+    seats: SeatStreams,
     chances: G::ChanceList,
     record: Option<GameRecord<G::Config>>,
     steps: usize,
@@ -69,9 +68,8 @@ impl<G: Game> Driver<G> {
         let bound = G::max_game_length(state.config());
         Driver {
             state,
-            root,
             chance,
-            seats: Default::default(),
+            seats: SeatStreams::from_root(root),
             chances: G::ChanceList::default(),
             record: None,
             steps: 0,
@@ -148,7 +146,7 @@ impl<G: Game> Driver<G> {
     /// Seat `seat`'s agent stream (derived on first use). Seats from 16 on
     /// share seat 15's stream.
     pub fn seat_rng(&mut self, seat: usize) -> &mut GameRng {
-        seat_stream(&mut self.seats, &self.root, seat)
+        self.seats.seat(seat)
     }
 
     /// Resolves one chance node by the chance stream and returns the
@@ -174,7 +172,7 @@ impl<G: Game> Driver<G> {
         let Turn::Player(seat) = self.state.turn() else {
             return Err(PlayError::NotAPlayersTurn { step: self.steps, turn: self.state.turn() });
         };
-        let action = agent.act(&self.state, seat, seat_stream(&mut self.seats, &self.root, seat));
+        let action = agent.act(&self.state, seat, self.seats.seat(seat));
         if let Err(source) = self.state.validate(action) {
             return Err(PlayError::IllegalAgentAction { step: self.steps, seat, agent: agent.name(), source });
         }
@@ -232,10 +230,42 @@ impl<G: Game> Driver<G> {
     }
 }
 
-/// Seat `seat`'s agent stream of `root`, derived on first use.
-fn seat_stream<'a>(seats: &'a mut [Option<GameRng>; MAX_SEATS], root: &GameRng, seat: usize) -> &'a mut GameRng {
-    let seat = seat.min(MAX_SEATS - 1);
-    seats[seat].get_or_insert_with(|| root.child(AGENT_STREAM_BASE + seat as u32))
+/// The agent streams of one game seed, by the kit's convention: seat `s`
+/// draws from `GameRng::new(seed).child(AGENT_STREAM_BASE + s)`, each
+/// stream derived on first use (seats from 16 on share seat 15's). The
+/// [`Driver`], the Python binding's agents and the learner batch of
+/// `boardgame-sim` all take their agents' draws from it, so an agent seeded
+/// with a game's seed plays the moves it plays in the driver's game.
+///
+/// ```
+/// use boardgame_kit::{AGENT_STREAM_BASE, GameRng, SeatStreams};
+/// let mut streams = SeatStreams::new(7);
+/// let mut direct = GameRng::new(7).child(AGENT_STREAM_BASE + 2);
+/// assert_eq!(streams.seat(2).next_u64(), direct.next_u64());
+/// ```
+#[derive(Clone, Debug)]
+pub struct SeatStreams {
+    root: GameRng,
+    seats: [Option<GameRng>; MAX_SEATS],
+}
+
+impl SeatStreams {
+    /// The streams of game seed `seed`.
+    pub fn new(seed: u64) -> Self {
+        SeatStreams::from_root(GameRng::new(seed))
+    }
+
+    /// The streams below `root` (a game seed's generator).
+    pub fn from_root(root: GameRng) -> Self {
+        SeatStreams { root, seats: Default::default() }
+    }
+
+    /// Seat `seat`'s stream, derived on first use.
+    pub fn seat(&mut self, seat: usize) -> &mut GameRng {
+        let seat = seat.min(MAX_SEATS - 1);
+        let root = &self.root;
+        self.seats[seat].get_or_insert_with(|| root.child(AGENT_STREAM_BASE + seat as u32))
+    }
 }
 
 /// Why [`play_game`] could not finish a game.

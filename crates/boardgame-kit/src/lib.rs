@@ -120,14 +120,15 @@ pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
 pub use arena::{
     AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval, wilson_interval_at,
 };
-pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat};
+pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat, SlotSeeds};
 pub use bots::{
     AGENT_NAMES, AgentSpec, AgentSpecError, Bots, DEFAULT_ITERATIONS, HEURISTIC_FLAT_BASE_MARGIN, HEURISTIC_FLAT_DEPTH,
-    HEURISTIC_FLAT_MARGIN, HEURISTIC_FLAT_TEMPERATURE, MAX_BUDGET_TIME, MAX_ITERATIONS, Temperature,
+    HEURISTIC_FLAT_MARGIN, HEURISTIC_FLAT_TEMPERATURE, MAX_BUDGET_TIME, MAX_ITERATIONS, Temperature, WeightsFile,
 };
 pub use digest::Fnv1a;
 pub use driver::{
-    AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, decision_positions, play_boxed, play_from,
+    AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, SeatStreams, decision_positions, play_boxed,
+    play_from,
     play_game,
 };
 pub use game::{

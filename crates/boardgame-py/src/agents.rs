@@ -6,8 +6,8 @@
 //! searches call them at their leaves.
 //!
 //! Seeds follow the kit's driver: an agent seeded with `seed` draws, for the
-//! seat to move, from `GameRng::new(seed).child(AGENT_STREAM_BASE + seat)`,
-//! the stream the driver gives that seat in the game of seed `seed`. So an
+//! seat to move, from the kit's [`boardgame_kit::SeatStreams`] of `seed`, the stream the
+//! driver gives that seat in the game of seed `seed`. So an
 //! agent seeded with a game's seed plays the moves `boardgame simulate` and
 //! the kit's `Arena` play in that game.
 //!
@@ -20,7 +20,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
-use boardgame_kit::{AGENT_STREAM_BASE, Agent, AgentSpec, Bots, Evaluation, Game, GameRng, Turn};
+use boardgame_kit::{AgentSpec, Bots, GameRng};
+use boardgame_sim::agents::{Rollouts, SeededAgent, cut_evaluation, seat_to_move};
 use numpy::PyArray1;
 use pyo3::PyClass;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -29,16 +30,35 @@ use pyo3::prelude::*;
 use boardgame_kit::nn::NetGame;
 use boardgame_sim::games::Engine;
 
-use crate::core::Bindable;
+use boardgame_sim::session::Bindable;
 
-/// Seats that get their own agent stream, as the kit's driver (seats from
-/// 16 on share seat 15's stream there too).
-const MAX_SEATS: usize = 16;
+use crate::value_error;
 
 /// The Python type name of `obj`, for messages.
 pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
 }
+
+/// Runs `$body` (a `PyResult`) with `$G` the engine of `$game` (a game of
+/// this package or its OpenSpiel wrapper) and `$config` its configuration,
+/// the engines tried in the registry's order; a `TypeError` when `$game`
+/// is neither.
+macro_rules! with_py_game {
+    ($game:expr, $G:ident, $config:ident => $body:expr) => {{
+        let game: &Bound<'_, PyAny> = $game;
+        'found: {
+            for name in boardgame_sim::games::GameName::ALL {
+                boardgame_sim::with_game!(*name, $G => {
+                    if let Some($config) = <$G as $crate::agents::PyEngine>::config_of(game) {
+                        break 'found ($body);
+                    }
+                });
+            }
+            Err($crate::agents::not_a_game(game))
+        }
+    }};
+}
+pub(crate) use with_py_game;
 
 /// An engine the Python package knows, with its Python classes.
 pub trait PyEngine: Bindable + Bots + Engine + NetGame {
@@ -85,145 +105,61 @@ pub(crate) fn state_arg<G: PyEngine>(obj: &Bound<'_, PyAny>) -> PyResult<G> {
     })
 }
 
-/// The agent stream of `seat` for seed root `root`, as the driver derives it.
-fn seat_stream<'a>(seats: &'a mut [Option<GameRng>; MAX_SEATS], root: &GameRng, seat: usize) -> &'a mut GameRng {
-    let seat = seat.min(MAX_SEATS - 1);
-    seats[seat].get_or_insert_with(|| root.child(AGENT_STREAM_BASE + seat as u32))
-}
-
 /// An agent's choice: the action id, and its policy when asked for
 /// (`(id, probability)` ascending by id).
 type Choice = (u32, Option<Vec<(u32, f64)>>);
 
-/// The seat to move in `state`, or the `ValueError` of an agent asked to
-/// act where no seat is to move (`what` names the state in the message,
-/// written only then).
-fn seat_to_move<G: Game + Bindable, W: std::fmt::Display>(state: &G, what: impl FnOnce() -> W) -> PyResult<usize> {
-    match state.turn() {
-        Turn::Player(seat) => Ok(seat),
-        turn => Err(PyValueError::new_err(format!(
-            "no seat is to move in {} ({} {turn:?}): an agent acts only for the seat to move",
-            what(),
-            G::NAME
-        ))),
+/// The action `agent` chooses for the seat to move in `state` (with `py`,
+/// the GIL released meanwhile), and, with `with_policy`, its policy.
+fn choose<G: PyEngine>(
+    agent: &mut SeededAgent<G>,
+    py: Option<Python<'_>>,
+    state: &G,
+    policy: bool,
+) -> PyResult<Choice> {
+    let seat = seat_to_move(state, || "this state").map_err(value_error)?;
+    let id = match py {
+        Some(py) => py.detach(|| agent.decide(state, seat)),
+        None => agent.decide(state, seat),
     }
+    .map_err(value_error)?;
+    Ok((id, policy.then(|| agent.policy_ids(state, id))))
 }
 
-/// One built-in agent of engine `G` with the driver's seat streams.
-pub struct EngineAgent<G: Game> {
-    spec: AgentSpec,
-    agent: Box<dyn Agent<G>>,
-    root: GameRng,
-    seats: [Option<GameRng>; MAX_SEATS],
-    policy: Vec<(G::Action, f64)>,
-    /// The agent decides in well under a microsecond (`random`,
-    /// `heuristic`): it acts on the caller's state in place and keeps the
-    /// GIL, whose release and retaking would cost more than the decision.
-    cheap: bool,
-}
-
-impl<G: PyEngine> EngineAgent<G> {
-    /// The agent `spec` of `G`, seeded with `seed`.
-    ///
-    /// # Errors
-    /// The kit's message when `G` has no such agent.
-    pub fn new(spec: AgentSpec, seed: u64) -> Result<Self, String> {
-        let agent = spec.build::<G>().map_err(|e| e.to_string())?;
-        let cheap = matches!(spec, AgentSpec::Random | AgentSpec::Heuristic);
-        Ok(EngineAgent { spec, agent, root: GameRng::new(seed), seats: Default::default(), policy: Vec::new(), cheap })
-    }
-
-    /// The action id the agent chooses for `seat`, to move in `state`, from
-    /// that seat's stream: the one decision both `step` and `step_many`
-    /// make. Needs no GIL.
-    ///
-    /// # Errors
-    /// The message of an illegal choice (an engine's agent never makes one;
-    /// it is refused rather than played).
-    fn decide(&mut self, state: &G, seat: usize) -> Result<u32, String> {
-        let rng = seat_stream(&mut self.seats, &self.root, seat);
-        let action = self.agent.act(state, seat, rng);
-        if let Err(e) = state.validate(action) {
-            return Err(format!("agent `{}` chose an illegal action: {e}", self.spec));
-        }
-        Ok(G::action_id(state.config(), action))
-    }
-
-    /// The action the agent chooses for the seat to move in `state` (with
-    /// `py`, the GIL released meanwhile), and, with `with_policy`, its
-    /// policy as `(id, probability)` ascending by id.
-    fn choose(&mut self, py: Option<Python<'_>>, state: &G, with_policy: bool) -> PyResult<Choice> {
-        let seat = seat_to_move(state, || "this state")?;
-        let id = match py {
-            Some(py) => py.detach(|| self.decide(state, seat)),
-            None => self.decide(state, seat),
-        }
-        .map_err(PyValueError::new_err)?;
-        let config = state.config();
-        if !with_policy {
-            return Ok((id, None));
-        }
-        let mut policy: Vec<(u32, f64)> = if self.spec == AgentSpec::Random {
-            let mut list = G::ActionList::default();
-            state.legal_actions(&mut list);
-            let p = 1.0 / list.len().max(1) as f64;
-            list.iter().map(|&a| (G::action_id(config, a), p)).collect()
-        } else {
-            self.agent.policy(&mut self.policy);
-            self.policy.iter().map(|&(a, p)| (G::action_id(config, a), p)).collect()
-        };
-        if policy.is_empty() {
-            // A deterministic choice (heuristic, a forced move): all on it.
-            policy.push((id, 1.0));
-        }
-        policy.sort_unstable_by_key(|&(a, _)| a);
-        Ok((id, Some(policy)))
-    }
-}
-
-/// What `korovan_caravan.Agent` calls, whatever the engine.
+/// What `korovan_caravan.Agent` calls, whatever the engine (its methods
+/// are documented there).
 pub trait DynAgent: Send {
     /// The engine's name.
     fn engine(&self) -> &'static str;
     /// The agent's name (the kit's spelling of its spec).
     fn name(&self) -> String;
-    /// The action for the seat to move in `state`, and the policy if asked.
-    ///
-    /// # Errors
-    /// `TypeError` for a state of another engine, `ValueError` where no
-    /// seat is to move.
+    /// `Agent.step` (the policy too with `with_policy`: `step_with_policy`).
     fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, with_policy: bool) -> PyResult<Choice>;
-    /// The action ids for the seat to move in each of `states` (a sequence
-    /// of states), decided in order as that many `step` calls would, all in
-    /// Rust with the GIL released.
-    ///
-    /// # Errors
-    /// `TypeError` for a non-sequence or an item that is no state of this
-    /// engine, `ValueError` for an empty sequence or a state where no seat
-    /// is to move; nothing is decided then.
+    /// `Agent.step_many`.
     fn step_many<'py>(&mut self, py: Python<'py>, states: &Bound<'py, PyAny>) -> PyResult<Vec<i64>>;
-    /// Resets the agent's memory, and its streams to `seed` if given.
+    /// `Agent.restart`.
     fn restart(&mut self, seed: Option<u64>);
 }
 
-impl<G: PyEngine> DynAgent for EngineAgent<G> {
+impl<G: PyEngine> DynAgent for SeededAgent<G> {
     fn engine(&self) -> &'static str {
         G::NAME
     }
     fn name(&self) -> String {
-        self.spec.to_string()
+        self.spec().to_string()
     }
     fn step(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, with_policy: bool) -> PyResult<Choice> {
         let held = borrow_arg::<G>(state)?;
-        if self.cheap {
-            // Decided in place, the GIL kept: cheaper than either.
-            return self.choose(None, G::state_in(&held), with_policy);
+        if self.is_cheap() {
+            // Decided in place, the GIL kept: its release and retaking would
+            // cost more than the decision.
+            return choose(self, None, G::state_in(&held), with_policy);
         }
         // A search: on its own copy, so that other threads may use the
         // state while it runs without the GIL.
         let state = G::state_in(&held).clone();
         drop(held);
-        self.choose(Some(py), &state, with_policy)
+        choose(self, Some(py), &state, with_policy)
     }
     fn step_many<'py>(&mut self, py: Python<'py>, states: &Bound<'py, PyAny>) -> PyResult<Vec<i64>> {
         let not_a_sequence = || {
@@ -243,42 +179,22 @@ impl<G: PyEngine> DynAgent for EngineAgent<G> {
                     type_name(item)
                 ))
             })?;
-            let seat = seat_to_move(G::state_in(&state), || format!("states[{i}]"))?;
+            let seat = seat_to_move(G::state_in(&state), || format!("states[{i}]")).map_err(value_error)?;
             held.push((state, seat));
             Ok(())
         };
-        if let Ok(list) = states.cast::<pyo3::types::PyList>() {
-            for (i, item) in list.iter().enumerate() {
-                hold(i, &item)?;
-            }
-        } else if let Ok(tuple) = states.cast::<pyo3::types::PyTuple>() {
-            for (i, item) in tuple.iter().enumerate() {
-                hold(i, &item)?;
-            }
-        } else {
-            for (i, item) in states.try_iter().map_err(|_| not_a_sequence())?.enumerate() {
-                hold(i, &item?)?;
-            }
+        for (i, item) in states.try_iter().map_err(|_| not_a_sequence())?.enumerate() {
+            hold(i, &item?)?;
         }
         if held.is_empty() {
             return Err(PyValueError::new_err("step_many needs at least one state"));
         }
         let refs: Vec<(&G, usize)> = held.iter().map(|(s, seat)| (G::state_in(s), *seat)).collect();
-        py.detach(|| {
-            let mut ids = Vec::with_capacity(refs.len());
-            for (i, &(state, seat)) in refs.iter().enumerate() {
-                ids.push(i64::from(self.decide(state, seat).map_err(|e| format!("states[{i}]: {e}"))?));
-            }
-            Ok::<_, String>(ids)
-        })
-        .map_err(PyValueError::new_err)
+        let ids = py.detach(|| self.decide_all(&refs)).map_err(value_error)?;
+        Ok(ids.into_iter().map(i64::from).collect())
     }
     fn restart(&mut self, seed: Option<u64>) {
-        self.agent.reset();
-        if let Some(seed) = seed {
-            self.root = GameRng::new(seed);
-            self.seats = Default::default();
-        }
+        SeededAgent::restart(self, seed);
     }
 }
 
@@ -288,7 +204,7 @@ pub(crate) fn spec_arg(name: &Bound<'_, PyAny>) -> PyResult<AgentSpec> {
     let text: String = name
         .extract()
         .map_err(|_| PyTypeError::new_err(format!("an agent name must be a str, not {}", type_name(name))))?;
-    AgentSpec::from_str(&text).map_err(|e| PyValueError::new_err(e.to_string()))
+    AgentSpec::from_str(&text).map_err(value_error)
 }
 
 /// A built-in agent (any name the `boardgame` binary accepts: `random`,
@@ -328,7 +244,10 @@ impl AgentObj {
     fn new(game: &Bound<'_, PyAny>, name: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let spec = spec_arg(name)?;
         let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
-        let inner = visit_game(game, NewAgent { spec, seed })?;
+        let inner = with_py_game!(game, G, _config => {
+            let agent = SeededAgent::<G>::new(spec, seed).map_err(value_error)?;
+            Ok(Box::new(agent) as Box<dyn DynAgent>)
+        })?;
         Ok(AgentObj { inner: Mutex::new(inner), seed: AtomicU64::new(seed) })
     }
 
@@ -402,56 +321,6 @@ impl AgentObj {
     }
 }
 
-/// The default `margin_scale` of [`RolloutCore`], in score points: the
-/// tuned Caravan search's (a common good is worth 3 points, a rare one 6).
-const DEFAULT_MARGIN_SCALE: f64 = 30.0;
-
-/// How rollouts are cut and scored, for [`RolloutCore`].
-#[derive(Clone, Copy, Debug)]
-struct RolloutPlan {
-    depth: Option<usize>,
-    evaluation: Evaluation,
-}
-
-/// The rollouts of engine `G`: a policy (uniform random by the kit's fast
-/// draws, or a built-in agent), a depth limit and the value at the cut.
-pub struct EngineRollout<G: Game> {
-    policy: Option<Box<dyn Agent<G>>>,
-    plan: RolloutPlan,
-    values: Vec<f64>,
-}
-
-impl<G: PyEngine> EngineRollout<G> {
-    /// Plays `state` on once (chance by its weights, decisions by the
-    /// policy, an illegal choice replaced by a random legal action) to the
-    /// end or the depth limit, and adds its per-seat values into `sum`.
-    fn rollout(&mut self, mut state: G, rng: &mut GameRng, sum: &mut [f64]) {
-        let bound = G::max_game_length(state.config());
-        let limit = self.plan.depth.map_or(bound, |d| d.min(bound));
-        let mut steps = 0;
-        while steps < limit {
-            let action = match state.turn() {
-                Turn::Terminal => break,
-                Turn::Chance => state.sample_chance_outcome(rng),
-                Turn::Player(seat) => match self.policy.as_mut() {
-                    None => state.random_legal_action(rng),
-                    Some(agent) => {
-                        let a = agent.act(&state, seat, rng);
-                        if state.is_legal(a) { Some(a) } else { state.random_legal_action(rng) }
-                    }
-                },
-            };
-            let Some(action) = action else { break };
-            state.apply_unchecked(action);
-            steps += 1;
-        }
-        self.plan.evaluation.evaluate(&state, &mut self.values);
-        for (s, v) in sum.iter_mut().zip(&self.values) {
-            *s += v;
-        }
-    }
-}
-
 /// What [`RolloutCore`] calls, whatever the engine.
 pub trait DynRollout: Send {
     /// The engine's name.
@@ -464,7 +333,7 @@ pub trait DynRollout: Send {
     -> PyResult<Vec<f64>>;
 }
 
-impl<G: PyEngine> DynRollout for EngineRollout<G> {
+impl<G: PyEngine> DynRollout for Rollouts<G> {
     fn engine(&self) -> &'static str {
         G::NAME
     }
@@ -476,17 +345,7 @@ impl<G: PyEngine> DynRollout for EngineRollout<G> {
         rng: &mut GameRng,
     ) -> PyResult<Vec<f64>> {
         let state: G = state_arg(state)?;
-        let seats = state.num_players();
-        let mut sum = vec![0.0; seats];
-        py.detach(|| {
-            self.values.resize(seats, 0.0);
-            for _ in 0..n {
-                self.rollout(state.clone(), rng, &mut sum);
-            }
-        });
-        let n = n.max(1) as f64;
-        sum.iter_mut().for_each(|v| *v /= n);
-        Ok(sum)
+        py.detach(|| self.mean_values(&state, n, rng)).map_err(value_error)
     }
 }
 
@@ -525,31 +384,29 @@ impl RolloutCore {
             Some(d) if !d.is_none() => Some(crate::uint_arg(d, "depth")?),
             _ => None,
         };
-        let scale: f64 = match margin_scale.filter(|m| !m.is_none()) {
-            Some(m) if !m.is_instance_of::<pyo3::types::PyBool>() => m
-                .extract()
-                .map_err(|_| PyTypeError::new_err(format!("margin_scale must be a number, not {}", type_name(m))))?,
-            Some(m) => {
-                return Err(PyTypeError::new_err(format!("margin_scale must be a number, not {}", type_name(m))));
-            }
-            None => DEFAULT_MARGIN_SCALE,
+        let scale: Option<f64> =
+            match margin_scale.filter(|m| !m.is_none()) {
+                Some(m) if !m.is_instance_of::<pyo3::types::PyBool>() => Some(m.extract().map_err(|_| {
+                    PyTypeError::new_err(format!("margin_scale must be a number, not {}", type_name(m)))
+                })?),
+                Some(m) => {
+                    return Err(PyTypeError::new_err(format!("margin_scale must be a number, not {}", type_name(m))));
+                }
+                None => None,
+            };
+        let cut: Option<String> = match cut_value.filter(|c| !c.is_none()) {
+            Some(c) => Some(
+                c.extract()
+                    .map_err(|_| PyTypeError::new_err(format!("cut_value must be a str, not {}", type_name(c))))?,
+            ),
+            None => None,
         };
-        let cut: String = match cut_value.filter(|c| !c.is_none()) {
-            Some(c) => c
-                .extract()
-                .map_err(|_| PyTypeError::new_err(format!("cut_value must be a str, not {}", type_name(c))))?,
-            None => "leader".to_string(),
-        };
-        let evaluation = match cut.as_str() {
-            "leader" => Evaluation::LeaderShare,
-            "margin" if scale.is_finite() && scale > 0.0 => Evaluation::ScoreMargin(scale),
-            "margin" => return Err(PyValueError::new_err(format!("margin_scale must be positive, got {scale}"))),
-            other => {
-                return Err(PyValueError::new_err(format!("unknown cut_value `{other}` (known: leader, margin)")));
-            }
-        };
+        let evaluation = cut_evaluation(cut.as_deref(), scale).map_err(value_error)?;
         let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
-        let inner = visit_game(game, NewRollout { spec, plan: RolloutPlan { depth, evaluation } })?;
+        let inner = with_py_game!(game, G, _config => {
+            let rollouts = Rollouts::<G>::new(&spec, depth, evaluation).map_err(value_error)?;
+            Ok(Box::new(rollouts) as Box<dyn DynRollout>)
+        })?;
         Ok(RolloutCore { inner: Mutex::new(inner), rng: GameRng::new(seed) })
     }
 
@@ -569,66 +426,20 @@ impl RolloutCore {
         n: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<f64>> {
         let n: usize = n.map(|n| crate::uint_arg(n, "n")).transpose()?.unwrap_or(1);
-        if n == 0 {
-            return Err(PyValueError::new_err("n (rollouts per evaluation) must be at least 1"));
-        }
         let rng = &mut self.rng;
         self.inner.get_mut().unwrap_or_else(|p| p.into_inner()).evaluate(py, state, n, rng)
     }
 }
 
-/// Work to do with one engine, chosen at run time by [`visit_game`].
-pub trait EngineVisitor {
-    /// What the work gives.
-    type Output;
-    /// Does the work with engine `G` and a configuration of it.
-    ///
-    /// # Errors
-    /// Whatever the work refuses.
-    fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<Self::Output>;
-}
-
-/// Builds a [`DynAgent`].
-struct NewAgent {
-    spec: AgentSpec,
-    seed: u64,
-}
-
-impl EngineVisitor for NewAgent {
-    type Output = Box<dyn DynAgent>;
-    fn visit<G: PyEngine>(self, _config: G::Config) -> PyResult<Self::Output> {
-        let agent = EngineAgent::<G>::new(self.spec, self.seed).map_err(PyValueError::new_err)?;
-        Ok(Box::new(agent))
-    }
-}
-
-/// Builds a [`DynRollout`].
-struct NewRollout {
-    spec: AgentSpec,
-    plan: RolloutPlan,
-}
-
-impl EngineVisitor for NewRollout {
-    type Output = Box<dyn DynRollout>;
-    fn visit<G: PyEngine>(self, _config: G::Config) -> PyResult<Self::Output> {
-        let policy = match self.spec {
-            AgentSpec::Random => None,
-            spec => Some(spec.build::<G>().map_err(|e| PyValueError::new_err(e.to_string()))?),
-        };
-        Ok(Box::new(EngineRollout::<G> { policy, plan: self.plan, values: Vec::new() }))
-    }
-}
-
 /// A `TypeError` for an object that is no game of this package.
-fn not_a_game(game: &Bound<'_, PyAny>) -> PyErr {
+pub(crate) fn not_a_game(game: &Bound<'_, PyAny>) -> PyErr {
     PyTypeError::new_err(format!(
         "expected a game of korovan_caravan (load_game) or its OpenSpiel wrapper, got {}",
         type_name(game)
     ))
 }
 
-/// Generates [`PyEngine`] for each `engine => GameClass, StateClass;` line
-/// and [`visit_game`], which dispatches over them.
+/// Generates [`PyEngine`] for each `engine => GameClass, StateClass;` line.
 macro_rules! py_engines {
     ($( $G:ty => $Game:ident, $State:ident; )*) => {
         $(
@@ -655,20 +466,6 @@ macro_rules! py_engines {
                 }
             }
         )*
-
-        /// Calls `visitor` with the engine and configuration of `game` (a
-        /// game of this package or its OpenSpiel wrapper).
-        ///
-        /// # Errors
-        /// `TypeError` when `game` is neither; the visitor's errors.
-        pub fn visit_game<V: EngineVisitor>(game: &Bound<'_, PyAny>, visitor: V) -> PyResult<V::Output> {
-            $(
-                if let Some(config) = <$G as PyEngine>::config_of(game) {
-                    return visitor.visit::<$G>(config);
-                }
-            )*
-            Err(not_a_game(game))
-        }
     };
 }
 

@@ -26,7 +26,7 @@ fn caravan<'a>(state: &'a Bound<'_, PyAny>) -> PyResult<PyRef<'a, CaravanState>>
     state.extract::<PyRef<'a, CaravanState>>().map_err(|_| {
         PyTypeError::new_err(format!(
             "compact actions are Caravan's: expected a CaravanState, got {}",
-            state.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
+            crate::agents::type_name(state)
         ))
     })
 }
@@ -85,7 +85,7 @@ fn caravan_compact_mask<'py>(
     } else {
         return Err(PyTypeError::new_err(format!(
             "`out` must be a 1-D numpy array of bool or uint8 with {n} entries, got {}",
-            out.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
+            crate::agents::type_name(&out)
         )));
     }
     Ok(out)

@@ -1,64 +1,18 @@
-//! The native half of `korovan_caravan.evaluate`: a match of built-in
-//! agents played entirely in Rust on the kit's [`Arena`] (`_arena`; one
-//! game of the kit's driver: `_play_game`), and the tally of a match that
-//! Python drives ([`Tally`], the kit's [`EntrantStats`]), so that both
-//! report the same statistics with the same 95% intervals.
+//! The native half of `korovan_caravan.evaluate`: boardgame-sim's
+//! matches of built-in agents ([`boardgame_sim::matches`]: a whole match
+//! on the kit's arena, `_arena`; one game of the kit's driver,
+//! `_play_game`) with the GIL released, and the tally of a match that
+//! Python drives ([`Tally`]), so that both report the same statistics with
+//! the same 95% intervals.
 
-use std::ops::Range;
-
-use boardgame_kit::{AgentSpec, Arena, ArenaReport, EntrantStats, Game, Outcome};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use boardgame_kit::{AgentSpec, ArenaReport, EntrantStats};
+use boardgame_sim::matches;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::agents::{EngineVisitor, PyEngine, spec_arg, state_arg, type_name, visit_game};
-
-/// The seeds `seed..seed + games`, refused when they pass `2^64`.
-fn seed_range(seed: u64, games: u64) -> PyResult<Range<u64>> {
-    let end = seed.checked_add(games).ok_or_else(|| {
-        PyValueError::new_err(format!("seeds {seed}..{seed}+{games} pass 2**64: choose a smaller seed or fewer games"))
-    })?;
-    Ok(seed..end)
-}
-
-/// The seats of a game of `config`, or the engine's message.
-fn seats_of<G: Game>(config: &G::Config) -> PyResult<usize> {
-    G::new_game(config).map(|g| g.num_players()).map_err(|e| PyValueError::new_err(format!("{}: {e}", G::NAME)))
-}
-
-/// The error for `given` agents in a game of `seats` seats.
-fn agent_count(seats: usize, given: usize) -> PyErr {
-    PyValueError::new_err(format!("the game has {seats} seats but {given} agents were given (one per seat)"))
-}
-
-/// Plays a match on the kit's arena.
-struct RunArena<'py> {
-    py: Python<'py>,
-    specs: Vec<AgentSpec>,
-    seeds: Range<u64>,
-    threads: usize,
-    rotate: bool,
-}
-
-impl EngineVisitor for RunArena<'_> {
-    type Output = ArenaReport;
-    fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<ArenaReport> {
-        let seats = seats_of::<G>(&config)?;
-        if self.specs.len() != seats {
-            return Err(agent_count(seats, self.specs.len()));
-        }
-        let entrants = self
-            .specs
-            .iter()
-            .map(|s| s.entrant::<G>().map_err(|e| PyValueError::new_err(e.to_string())))
-            .collect::<PyResult<Vec<_>>>()?;
-        let arena = Arena::<G>::new(config).rotate_seats(self.rotate);
-        let (seeds, threads) = (self.seeds, self.threads);
-        self.py
-            .detach(|| arena.run(&entrants, seeds, threads))
-            .map_err(|e| PyValueError::new_err(format!("{}: {e}", G::NAME)))
-    }
-}
+use crate::agents::{PyEngine, spec_arg, state_arg, type_name, with_py_game};
+use crate::value_error;
 
 /// A report as Python data: `games`, `length_sum`, `mean_length` and per
 /// entrant `name`, `games`, `wins`, `draws`, `losses`, `share` (the mean
@@ -122,38 +76,11 @@ fn arena<'py>(
     let games: u64 = crate::uint_arg(games, "games")?;
     let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
     let threads = crate::threads_arg(threads)?;
-    let seeds = seed_range(seed, games)?;
-    let report = visit_game(game, RunArena { py, specs, seeds, threads, rotate: rotate_seats })?;
+    let seeds = matches::seed_range(seed, games).map_err(value_error)?;
+    let report = with_py_game!(game, G, config => {
+        py.detach(|| matches::arena_report::<G>(config, &specs, seeds, threads, rotate_seats)).map_err(value_error)
+    })?;
     report_to_py(py, &report)
-}
-
-/// Plays one game.
-struct PlayOne<'py> {
-    py: Python<'py>,
-    specs: Vec<AgentSpec>,
-    seed: u64,
-}
-
-impl EngineVisitor for PlayOne<'_> {
-    type Output = String;
-    fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<String> {
-        let seats = seats_of::<G>(&config)?;
-        if self.specs.len() != seats {
-            return Err(agent_count(seats, self.specs.len()));
-        }
-        let mut agents = self
-            .specs
-            .iter()
-            .map(|s| s.build::<G>().map_err(|e| PyValueError::new_err(e.to_string())))
-            .collect::<PyResult<Vec<_>>>()?;
-        let seed = self.seed;
-        let played = self.py.detach(move || {
-            let mut refs: Vec<&mut dyn boardgame_kit::Agent<G>> =
-                agents.iter_mut().map(|a| &mut **a as &mut dyn boardgame_kit::Agent<G>).collect();
-            boardgame_kit::play_game::<G>(&config, &mut refs, seed)
-        });
-        played.map(|g| g.record.to_json()).map_err(|e| PyValueError::new_err(format!("{}: {e}", G::NAME)))
-    }
 }
 
 /// Plays one game of `game` from `seed` with the kit's driver
@@ -169,39 +96,33 @@ fn play_game<'py>(
 ) -> PyResult<String> {
     let specs = specs_arg(agents)?;
     let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
-    visit_game(game, PlayOne { py, specs, seed })
+    with_py_game!(game, G, config => {
+        let record = py.detach(|| matches::play_record::<G>(&config, &specs, seed)).map_err(value_error)?;
+        Ok(record.to_json())
+    })
 }
 
-/// Reads the outcome and the scores of a finished game's Python state.
-type OutcomeReader = for<'a, 'py> fn(&'a Bound<'py, PyAny>) -> PyResult<(Option<Outcome>, Vec<i32>)>;
+/// Counts a finished game's Python state into a report.
+type Tallier = for<'a, 'py> fn(&mut ArenaReport, &'a Bound<'py, PyAny>, &[usize], u64) -> PyResult<()>;
 
-/// The outcome and the scores of `obj`, a finished state of `G`.
-fn read_outcome<G: PyEngine>(obj: &Bound<'_, PyAny>) -> PyResult<(Option<Outcome>, Vec<i32>)> {
+/// Counts `obj`, a finished state of `G` ([`matches::tally_game`]).
+fn tally<G: PyEngine>(
+    report: &mut ArenaReport,
+    obj: &Bound<'_, PyAny>,
+    seat_of: &[usize],
+    length: u64,
+) -> PyResult<()> {
     let state: G = state_arg(obj)?;
-    if !state.is_terminal() {
-        return Err(PyValueError::new_err("the game is not over: only a finished game is tallied"));
-    }
-    Ok((state.outcome(), (0..state.num_players()).map(|s| state.score(s)).collect()))
-}
-
-/// Chooses the [`OutcomeReader`] and counts the seats of an engine.
-struct Reader;
-
-impl EngineVisitor for Reader {
-    type Output = (OutcomeReader, usize);
-    fn visit<G: PyEngine>(self, config: G::Config) -> PyResult<Self::Output> {
-        Ok((read_outcome::<G>, seats_of::<G>(&config)?))
-    }
+    matches::tally_game(report, &state, seat_of, length).map_err(value_error)
 }
 
 /// The tally of a match that Python drives: the kit's [`EntrantStats`] per
-/// entrant, as [`Arena`] keeps them, so that its report is the arena's for
+/// entrant, as [`boardgame_kit::Arena`] keeps them, so that its report is the arena's for
 /// the same games.
 #[pyclass(module = "korovan_caravan._korovan_caravan", name = "_Tally")]
 pub struct Tally {
     report: ArenaReport,
-    read: OutcomeReader,
-    seats: usize,
+    tally: Tallier,
 }
 
 #[pymethods]
@@ -209,34 +130,16 @@ impl Tally {
     /// An empty tally of `game` for entrants named `names` (one per seat).
     #[new]
     fn new(game: &Bound<'_, PyAny>, names: Vec<String>) -> PyResult<Self> {
-        let (read, seats) = visit_game(game, Reader)?;
-        if names.len() != seats {
-            return Err(agent_count(seats, names.len()));
-        }
+        let (tally, seats) = with_py_game!(game, G, config => Ok((tally::<G> as Tallier, matches::seats::<G>(&config).map_err(value_error)?)))?;
+        matches::check_agent_count(seats, names.len()).map_err(value_error)?;
         let entrants = names.into_iter().map(|name| EntrantStats { name, ..Default::default() }).collect();
-        Ok(Tally { report: ArenaReport { entrants, games: 0, length_sum: 0 }, read, seats })
+        Ok(Tally { report: ArenaReport { entrants, games: 0, length_sum: 0 }, tally })
     }
 
     /// Counts the finished game `state` in which entrant `e` played seat
     /// `seat_of[e]`, `length` actions long (chance included).
     fn add(&mut self, state: &Bound<'_, PyAny>, seat_of: Vec<usize>, length: u64) -> PyResult<()> {
-        let (outcome, scores) = (self.read)(state)?;
-        let mut seen = vec![false; self.seats];
-        if seat_of.len() != self.seats
-            || scores.len() != self.seats
-            || seat_of.iter().any(|&s| s >= self.seats || std::mem::replace(&mut seen[s], true))
-        {
-            return Err(PyValueError::new_err(format!(
-                "seat_of must give each of the {} entrants its own seat of 0..{}, got {seat_of:?}",
-                self.seats, self.seats
-            )));
-        }
-        for (stats, &seat) in self.report.entrants.iter_mut().zip(&seat_of) {
-            stats.record(outcome, seat, scores[seat]);
-        }
-        self.report.games += 1;
-        self.report.length_sum += length;
-        Ok(())
+        (self.tally)(&mut self.report, state, &seat_of, length)
     }
 
     /// The report so far, as `_arena` returns it.

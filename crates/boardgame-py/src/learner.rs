@@ -1,816 +1,13 @@
-//! The logic of `korovan_caravan.learner`: single-learner environments. One
-//! seat of each game is the learner's (fixed, or drawn per episode); the
-//! other seats are built-in agents by name ([`AgentSpec`]: `random`,
-//! `heuristic`, `ismcts:N`, …, one name for every other seat or one per
-//! seat) that play in Rust between the learner's decisions, as chance does.
-//! No Python code runs per opponent move: [`LearnerBatch::step`] takes one
-//! learner action per game and returns when every game waits for its
-//! learner again.
-//!
-//! # Seeds
-//!
-//! As the kit's [`boardgame_kit::Batch`]: slot `i` plays its games from the
-//! seeds `s + i`, `s + i + N`, `s + i + 2N`, … A game of seed `g` draws
-//! chance from `GameRng::new(g).child(CHANCE_STREAM)` and seat `p`'s agent
-//! from `child(AGENT_STREAM_BASE + p)` (the kit's [`boardgame_kit::Driver`]
-//! convention, so an episode is the driver's game with the learner's
-//! actions applied); a learner seat drawn per episode comes from
-//! `child(SEAT_STREAM)`, uniformly.
-//!
-//! # Rewards
-//!
-//! [`RewardMode`] picks the terminal reward: the engine's shares (1 for a
-//! sole winner, `1/k` for each of `k` seats sharing a draw, 0 otherwise) or
-//! their zero-sum form `(n·share − 1)/(n − 1)` (+1 for a sole win, −1 for a
-//! loss in a two-seat game and `−1/(n−1)` with `n` seats, a draw between
-//! them; the seats sum to 0). A shaping coefficient `c` adds, at every
-//! learner step, `c · (φ(after) − φ(before))` where `φ` is the learner's
-//! score minus the mean score of the other seats ([`score_potential`]):
-//! potential-based, so over an episode the shaping sums to
-//! `c · (φ(end) − φ(start))` and, undiscounted, leaves the best policies
-//! unchanged.
-//!
-//! # Illegal learner actions
-//!
-//! [`IllegalMode::Noop`]: an action that is not legal for the learner is a
-//! no-op for that game (nothing is played, the reward is 0, the flag
-//! `illegal` is 1), so every action of the action space is accepted, as
-//! Gymnasium's checks expect. [`IllegalMode::Raise`]: the step is refused
-//! before any game moves, naming the game.
+//! `korovan_caravan.learner`'s native class: boardgame-sim's single-learner
+//! batches ([`boardgame_sim::learner`]) writing into the caller's numpy
+//! arrays, the GIL released while the games step.
 
-use boardgame_kit::nn::NetGame;
-use boardgame_kit::{AGENT_STREAM_BASE, Agent, AgentSpec, Bots, CHANCE_STREAM, Game, GameRng, Turn, sample_chance};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use boardgame_sim::games::{CompactActions, Engine, GameName, with_game};
-
-use crate::core::{Bindable, GameCore};
-
-/// The stream label of the learner's seat draw (when the seat is drawn per
-/// episode): `GameRng::new(game_seed).child(SEAT_STREAM)`, one `index(n)`.
-pub const SEAT_STREAM: u32 = u32::MAX;
-
-/// How many games in a row a slot skips when they end before the learner's
-/// first decision (as the kit's `MAX_SKIPPED`).
-const MAX_SKIPPED: usize = 64;
-
-/// The most seats a learner batch supports.
-const MAX_SEATS: usize = 16;
-
-/// The terminal reward of the learner.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RewardMode {
-    /// The engine's returns: 1 for a sole winner, `1/k` for each of `k`
-    /// seats sharing a draw, 0 otherwise (they sum to 1).
-    Shares,
-    /// `(n·share − 1)/(n − 1)`: +1 for a sole win, −1/(n−1) for a loss (−1
-    /// with two seats), the seats sum to 0.
-    ZeroSum,
-}
-
-impl RewardMode {
-    /// The mode of a name: `shares` or `zero_sum` (also `zero-sum`).
-    ///
-    /// # Errors
-    /// The message for any other name.
-    pub fn parse(name: &str) -> Result<Self, String> {
-        match name {
-            "shares" => Ok(RewardMode::Shares),
-            "zero_sum" | "zero-sum" => Ok(RewardMode::ZeroSum),
-            _ => Err(format!("unknown reward `{name}` (known: shares, zero_sum)")),
-        }
-    }
-
-    /// The name ([`RewardMode::parse`] reads it back).
-    pub fn name(self) -> &'static str {
-        match self {
-            RewardMode::Shares => "shares",
-            RewardMode::ZeroSum => "zero_sum",
-        }
-    }
-
-    /// The reward of a seat whose share is `share` in a game of `players` seats.
-    pub fn of_share(self, share: f64, players: usize) -> f64 {
-        match self {
-            RewardMode::Shares => share,
-            RewardMode::ZeroSum if players > 1 => (players as f64 * share - 1.0) / (players as f64 - 1.0),
-            RewardMode::ZeroSum => 0.0,
-        }
-    }
-}
-
-/// The shaping potential of `seat`: its score minus the mean score of the
-/// other seats (0 in a one-seat game). Summed over the seats it is 0.
-pub fn score_potential<G: Game>(state: &G, seat: usize) -> f64 {
-    let n = state.num_players();
-    if n < 2 {
-        return 0.0;
-    }
-    let own = f64::from(state.score(seat));
-    let total: f64 = (0..n).map(|s| f64::from(state.score(s))).sum();
-    own - (total - own) / (n as f64 - 1.0)
-}
-
-/// What a learner's illegal action does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IllegalMode {
-    /// The game does not move; reward 0; the `illegal` flag is set.
-    Noop,
-    /// The step is refused before any game moves.
-    Raise,
-}
-
-impl IllegalMode {
-    /// `noop` or `raise`.
-    ///
-    /// # Errors
-    /// The message for any other name.
-    pub fn parse(name: &str) -> Result<Self, String> {
-        match name {
-            "noop" => Ok(IllegalMode::Noop),
-            "raise" => Ok(IllegalMode::Raise),
-            _ => Err(format!("unknown illegal-action mode `{name}` (known: noop, raise)")),
-        }
-    }
-}
-
-/// How the learner's actions are numbered, and their mask.
-pub trait LearnerActions<G: Game>: Send + Sync {
-    /// The name of the action space (`flat`, `compact`).
-    fn name(&self) -> &'static str;
-    /// The number of learner actions (one mask row).
-    fn num_actions(&self) -> usize;
-    /// Writes the mask of `state` (the learner to move) into `row` (of
-    /// [`LearnerActions::num_actions`] entries): 1 at every legal learner
-    /// action, 0 elsewhere. `scratch` is a scratch list.
-    fn write_mask(&self, state: &G, scratch: &mut G::ActionList, row: &mut [u8]);
-    /// The engine's action for learner action `a` in `state`, or `None`
-    /// when `a` is unknown or illegal there. `legal` is a scratch list.
-    fn decode(&self, state: &G, a: u32, legal: &mut G::ActionList) -> Option<G::Action>;
-}
-
-/// The engine's flat ids: learner action `a` is the action of id `a`.
-pub struct FlatActions {
-    num_actions: usize,
-}
-
-impl FlatActions {
-    /// The flat ids of `config`.
-    pub fn new<G: Game>(config: &G::Config) -> Self {
-        FlatActions { num_actions: G::num_distinct_actions(config) }
-    }
-}
-
-impl<G: Game> LearnerActions<G> for FlatActions {
-    fn name(&self) -> &'static str {
-        "flat"
-    }
-    fn num_actions(&self) -> usize {
-        self.num_actions
-    }
-    fn write_mask(&self, state: &G, legal: &mut G::ActionList, row: &mut [u8]) {
-        row.iter_mut().for_each(|m| *m = 0);
-        state.legal_actions(legal);
-        for &a in legal.iter() {
-            if let Some(m) = row.get_mut(G::action_id(state.config(), a) as usize) {
-                *m = 1;
-            }
-        }
-    }
-    fn decode(&self, state: &G, a: u32, _legal: &mut G::ActionList) -> Option<G::Action> {
-        let action = G::action_from_id(state.config(), a).ok()?;
-        state.is_legal(action).then_some(action)
-    }
-}
-
-/// An engine's compact action space ([`CompactActions`], from the engine
-/// registry) as learner actions.
-pub struct Compact<G: Game>(Box<dyn CompactActions<G>>);
-
-impl<G: Game> LearnerActions<G> for Compact<G> {
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-    fn num_actions(&self) -> usize {
-        self.0.num_actions()
-    }
-    fn write_mask(&self, state: &G, scratch: &mut G::ActionList, row: &mut [u8]) {
-        self.0.write_mask(state, scratch, row);
-    }
-    fn decode(&self, state: &G, a: u32, _legal: &mut G::ActionList) -> Option<G::Action> {
-        self.0.decode(state, a)
-    }
-}
-
-/// The caller's output arrays of one call, row-major, one row per game.
-pub struct LearnerOut<'a> {
-    /// The learner's observation (`N × obs_len`).
-    pub obs: &'a mut [f32],
-    /// The learner's mask (`N × num_actions`).
-    pub mask: &'a mut [u8],
-    /// The learner's seat in the current episode (`N`).
-    pub seat: &'a mut [u32],
-    /// The learner's reward of this step (`N`).
-    pub reward: &'a mut [f32],
-    /// 1 where the episode ended in this step (the row shows the next one).
-    pub done: &'a mut [u8],
-    /// 1 where the learner's action was illegal and ignored ([`IllegalMode::Noop`]).
-    pub illegal: &'a mut [u8],
-    /// The learner's observation at the end of a finished episode (`N ×
-    /// obs_len`; written on done rows only; may be empty: not wanted).
-    pub final_obs: &'a mut [f32],
-    /// The learner's share (1, `1/k`, 0) of a finished episode, whatever
-    /// the reward mode (`N`; 0 on other rows).
-    pub share: &'a mut [f32],
-}
-
-/// One game of the batch, its streams and its opponents.
-struct Slot<G: Game> {
-    state: G,
-    chance: GameRng,
-    rngs: [GameRng; MAX_SEATS],
-    /// The agents of the non-learner seats, in the order of the specs.
-    agents: Vec<Box<dyn Agent<G>>>,
-    /// `agent_of[seat]`: the index in `agents` of the seat's agent.
-    agent_of: [u8; MAX_SEATS],
-    learner: usize,
-    seed: u64,
-    episode: u64,
-    potential: f64,
-}
-
-/// `N` single-learner games of engine `G`; see the [module documentation](self).
-pub struct LearnerBatch<G: Bots> {
-    config: G::Config,
-    initial: G,
-    slots: Vec<Slot<G>>,
-    specs: Vec<AgentSpec>,
-    fixed_seat: Option<usize>,
-    reward: RewardMode,
-    shaping: f64,
-    illegal: IllegalMode,
-    actions: Box<dyn LearnerActions<G>>,
-    seed: u64,
-    players: usize,
-    inputs: Inputs<G>,
-    obs_len: usize,
-    pending: Vec<Option<G::Action>>,
-}
-
-/// What the learner's rows hold: the observation tensor, the network's
-/// input ([`NetGame::write_input`]: the tensor and the engine's features),
-/// or every seat's observation tensor (a privileged critic's input).
-pub struct Inputs<G: Game> {
-    /// `"observation"`, `"network"` or `"all-seats"`.
-    pub name: &'static str,
-    /// The shape of one row (the observation tensor's, the network input's
-    /// length, or the players times the tensor's length).
-    pub shape: Vec<usize>,
-    /// Writes the row of a seat; `false` when it cannot.
-    pub write: fn(&G, usize, &mut [f32]) -> bool,
-}
-
-impl<G: NetGame> Inputs<G> {
-    /// The inputs named `name` (`"observation"`, `"network"`, `"all-seats"`)
-    /// for `config` and its number of `players`.
-    ///
-    /// `"all-seats"` is the whole table's view, for training only: the
-    /// observation tensor of every seat, flattened, the row's own seat first
-    /// and then the others in seat order around the table (`seat + 1`,
-    /// `seat + 2`, … mod `players`). Every seat's private part is in it, so
-    /// it is what a critic that sees the hidden state reads while the
-    /// policy reads the first block, the seat's own tensor; an agent that
-    /// plays never sees it.
-    ///
-    /// # Errors
-    /// A message for an unknown name.
-    pub fn named(name: &str, config: &G::Config, players: usize) -> Result<Self, String> {
-        match name {
-            "observation" => Ok(Inputs {
-                name: "observation",
-                shape: G::observation_tensor_shape(config),
-                write: |g, seat, out| g.write_observation_tensor(seat, out).is_ok(),
-            }),
-            "network" => Ok(Inputs {
-                name: "network",
-                shape: vec![G::input_len(config)],
-                write: |g, seat, out| g.write_input(seat, out),
-            }),
-            "all-seats" => Ok(Inputs {
-                name: "all-seats",
-                shape: vec![players * G::observation_tensor_shape(config).iter().product::<usize>()],
-                write: |g, seat, out| {
-                    let n = g.num_players();
-                    let width = out.len() / n.max(1);
-                    (0..n).all(|k| {
-                        g.write_observation_tensor((seat + k) % n, &mut out[k * width..(k + 1) * width]).is_ok()
-                    })
-                },
-            }),
-            _ => Err(format!("unknown inputs `{name}` (known: observation, network, all-seats)")),
-        }
-    }
-}
-
-/// Everything a [`LearnerBatch`] is built from.
-pub struct LearnerSpec {
-    /// The number of games.
-    pub num_envs: usize,
-    /// The batch seed.
-    pub seed: u64,
-    /// One agent name for every other seat, or one per other seat.
-    pub opponents: Vec<String>,
-    /// The learner's seat, or `None` to draw it per episode.
-    pub seat: Option<usize>,
-    /// The terminal reward.
-    pub reward: RewardMode,
-    /// The shaping coefficient (0: none).
-    pub shaping: f64,
-    /// What an illegal learner action does.
-    pub illegal: IllegalMode,
-}
-
-impl<G: Bindable + Bots> LearnerBatch<G> {
-    /// A batch of `config` from `spec`, with the learner actions `actions`.
-    ///
-    /// # Errors
-    /// A message for zero games, a seat out of range, a wrong number of
-    /// opponents, an unknown agent name or one the engine lacks, a shaping
-    /// coefficient that is not finite.
-    pub fn new(
-        game: GameCore<G>,
-        spec: LearnerSpec,
-        actions: Box<dyn LearnerActions<G>>,
-        inputs: Inputs<G>,
-    ) -> Result<Self, String> {
-        let players = game.initial.num_players();
-        if spec.num_envs == 0 {
-            return Err("num_envs must be at least 1".to_string());
-        }
-        if !(2..=MAX_SEATS).contains(&players) {
-            return Err(format!("a single-learner environment needs 2 to {MAX_SEATS} seats, the game has {players}"));
-        }
-        if let Some(s) = spec.seat
-            && s >= players
-        {
-            return Err(format!("seat {s} is out of range: the game has seats 0..{players}"));
-        }
-        if !spec.shaping.is_finite() {
-            return Err(format!("shaping must be a finite number, not {}", spec.shaping));
-        }
-        let others = players - 1;
-        let names: Vec<String> = match spec.opponents.len() {
-            1 => vec![spec.opponents[0].clone(); others],
-            n if n == others => spec.opponents.clone(),
-            n => {
-                return Err(format!(
-                    "opponents: give one agent name for every other seat or {others} names (one per other seat), not {n}"
-                ));
-            }
-        };
-        let mut specs = Vec::with_capacity(others);
-        for name in &names {
-            let s: AgentSpec = name.parse().map_err(|e| format!("opponents: {e}"))?;
-            s.build::<G>().map_err(|e| format!("opponents: {e}"))?;
-            specs.push(s);
-        }
-        // Sizes are checked before anything is allocated, as for `VectorEnv`
-        // (issue 22, items 10-11): never a capacity overflow or an abort.
-        let need = crate::vector::env_bytes::<G>(&game.config, spec.num_envs).ok_or_else(|| {
-            format!("num_envs={} is too large: its games need more bytes than an address space holds", spec.num_envs)
-        })?;
-        if let Some(available) = crate::vector::available_memory()
-            && need > available
-        {
-            return Err(format!(
-                "num_envs={}: its games need about {need} bytes, more than the {available} bytes of memory available",
-                spec.num_envs
-            ));
-        }
-        let mut slots = Vec::new();
-        slots
-            .try_reserve_exact(spec.num_envs)
-            .map_err(|_| format!("num_envs={}: no memory for its games", spec.num_envs))?;
-        for _ in 0..spec.num_envs {
-            let agents: Vec<Box<dyn Agent<G>>> =
-                specs.iter().map(|s| s.build::<G>().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-            slots.push(Slot {
-                state: game.initial.clone(),
-                chance: GameRng::new(0),
-                rngs: std::array::from_fn(|_| GameRng::new(0)),
-                agents,
-                agent_of: [0; MAX_SEATS],
-                learner: 0,
-                seed: 0,
-                episode: 0,
-                potential: 0.0,
-            });
-        }
-        let obs_len = inputs.shape.iter().product();
-        let mut batch = LearnerBatch {
-            config: game.config,
-            initial: game.initial,
-            slots,
-            specs,
-            fixed_seat: spec.seat,
-            reward: spec.reward,
-            shaping: spec.shaping,
-            illegal: spec.illegal,
-            actions,
-            seed: spec.seed,
-            players,
-            inputs,
-            obs_len,
-            pending: Vec::with_capacity(spec.num_envs),
-        };
-        batch.reset(spec.seed);
-        Ok(batch)
-    }
-
-    /// Restarts every game: slot `i` from seed `seed + i`.
-    pub fn reset(&mut self, seed: u64) {
-        self.seed = seed;
-        let ctx = Ctx {
-            initial: &self.initial,
-            seed,
-            games: self.slots.len() as u64,
-            fixed_seat: self.fixed_seat,
-            players: self.players,
-            bound: G::max_game_length(&self.config),
-        };
-        for (i, slot) in self.slots.iter_mut().enumerate() {
-            slot.episode = 0;
-            ctx.start(slot, i);
-        }
-    }
-
-    fn check(&self, out: &LearnerOut<'_>) -> Result<(), String> {
-        let n = self.slots.len();
-        let need = |name: &str, found: usize, expected: usize| {
-            if found == expected {
-                Ok(())
-            } else {
-                Err(format!("output `{name}` has {found} entries, expected {expected}"))
-            }
-        };
-        need("obs", out.obs.len(), n * self.obs_len)?;
-        need("mask", out.mask.len(), n * self.actions.num_actions())?;
-        need("seat", out.seat.len(), n)?;
-        need("reward", out.reward.len(), n)?;
-        need("done", out.done.len(), n)?;
-        need("illegal", out.illegal.len(), n)?;
-        need("share", out.share.len(), n)?;
-        if !out.final_obs.is_empty() {
-            need("final_obs", out.final_obs.len(), n * self.obs_len)?;
-        }
-        Ok(())
-    }
-
-    /// Writes every game's current learner decision (rewards and flags 0).
-    ///
-    /// # Errors
-    /// When an output has the wrong length.
-    pub fn observe(&mut self, mut out: LearnerOut<'_>) -> Result<(), String> {
-        self.check(&out)?;
-        let mut list = G::ActionList::default();
-        for k in 0..self.slots.len() {
-            self.write_row(k, &mut out, &mut list);
-            out.reward[k] = 0.0;
-            out.done[k] = 0;
-            out.illegal[k] = 0;
-            out.share[k] = 0.0;
-        }
-        Ok(())
-    }
-
-    /// Writes row `k`'s observation, mask and seat.
-    fn write_row(&self, k: usize, out: &mut LearnerOut<'_>, list: &mut G::ActionList) {
-        let slot = &self.slots[k];
-        let w = self.obs_len;
-        let a = self.actions.num_actions();
-        out.seat[k] = slot.learner as u32;
-        let obs = &mut out.obs[k * w..(k + 1) * w];
-        let learner_to_move = slot.state.turn() == Turn::Player(slot.learner);
-        if !learner_to_move || !(self.inputs.write)(&slot.state, slot.learner, obs) {
-            obs.iter_mut().for_each(|x| *x = 0.0);
-        }
-        let mask = &mut out.mask[k * a..(k + 1) * a];
-        if learner_to_move {
-            self.actions.write_mask(&slot.state, list, mask);
-        } else {
-            mask.iter_mut().for_each(|m| *m = 0);
-        }
-    }
-
-    /// Plays `actions[k]` (a learner action) in game `k` for every game,
-    /// then the opponents and chance until the learner decides again;
-    /// restarts finished games and writes the next decisions into `out`.
-    ///
-    /// # Errors
-    /// When an output or `actions` has the wrong length; with
-    /// [`IllegalMode::Raise`], `(game, message)` for the first game whose
-    /// action is illegal — then no game has advanced.
-    pub fn step(&mut self, actions: &[u32], mut out: LearnerOut<'_>) -> Result<(), (Option<usize>, String)> {
-        self.check(&out).map_err(|e| (None, e))?;
-        let n = self.slots.len();
-        if actions.len() != n {
-            return Err((None, format!("{} actions were given for {n} games", actions.len())));
-        }
-        self.pending.clear();
-        let mut list = G::ActionList::default();
-        for (k, (slot, &a)) in self.slots.iter().zip(actions).enumerate() {
-            let decoded = if slot.state.turn() == Turn::Player(slot.learner) {
-                self.actions.decode(&slot.state, a, &mut list)
-            } else {
-                None
-            };
-            if decoded.is_none() && self.illegal == IllegalMode::Raise {
-                self.pending.clear();
-                let name = self.actions.name();
-                return Err((
-                    Some(k),
-                    format!("game {k}: learner action {a} is not legal for seat {} ({name} actions)", slot.learner),
-                ));
-            }
-            self.pending.push(decoded);
-        }
-        let ctx = Ctx {
-            initial: &self.initial,
-            seed: self.seed,
-            games: n as u64,
-            fixed_seat: self.fixed_seat,
-            players: self.players,
-            bound: G::max_game_length(&self.config),
-        };
-        let mut returns = [0f64; MAX_SEATS];
-        let w = self.obs_len;
-        for k in 0..n {
-            out.reward[k] = 0.0;
-            out.done[k] = 0;
-            out.share[k] = 0.0;
-            let Some(action) = self.pending[k] else {
-                out.illegal[k] = 1;
-                continue;
-            };
-            out.illegal[k] = 0;
-            let slot = &mut self.slots[k];
-            let seat = slot.learner;
-            slot.state.apply_unchecked(action);
-            ctx.advance(slot);
-            let mut reward = 0.0;
-            if self.shaping != 0.0 {
-                let now = score_potential(&slot.state, seat);
-                reward += self.shaping * (now - slot.potential);
-            }
-            if slot.state.turn() == Turn::Terminal {
-                let seats = &mut returns[..self.players];
-                slot.state.returns(seats);
-                reward += self.reward.of_share(seats[seat], self.players);
-                out.share[k] = seats[seat] as f32;
-                out.done[k] = 1;
-                if !out.final_obs.is_empty() {
-                    let row = &mut out.final_obs[k * w..(k + 1) * w];
-                    if !(self.inputs.write)(&slot.state, seat, row) {
-                        row.iter_mut().for_each(|x| *x = 0.0);
-                    }
-                }
-                slot.episode = slot.episode.wrapping_add(1);
-                ctx.start(slot, k);
-            } else if self.shaping != 0.0 {
-                slot.potential = score_potential(&slot.state, seat);
-            }
-            out.reward[k] = reward as f32;
-        }
-        let mut list = G::ActionList::default();
-        for k in 0..n {
-            self.write_row(k, &mut out, &mut list);
-        }
-        self.pending.clear();
-        Ok(())
-    }
-
-    /// The number of games.
-    pub fn num_envs(&self) -> usize {
-        self.slots.len()
-    }
-}
-
-/// What starting and advancing a slot need (shared, read-only).
-struct Ctx<'a, G: Game> {
-    initial: &'a G,
-    seed: u64,
-    games: u64,
-    fixed_seat: Option<usize>,
-    players: usize,
-    bound: usize,
-}
-
-impl<G: Game> Ctx<'_, G> {
-    fn game_seed(&self, game: usize, episode: u64) -> u64 {
-        self.seed.wrapping_add(game as u64).wrapping_add(episode.wrapping_mul(self.games))
-    }
-
-    /// Starts slot `game`'s next game (its `slot.episode`-th), draws the
-    /// learner's seat if it is not fixed, and advances to the learner's
-    /// first decision; a game that ends before it is skipped for the next
-    /// seed (at most [`MAX_SKIPPED`] times in a row).
-    fn start(&self, slot: &mut Slot<G>, game: usize) {
-        for _ in 0..=MAX_SKIPPED {
-            let seed = self.game_seed(game, slot.episode);
-            let root = GameRng::new(seed);
-            slot.seed = seed;
-            slot.state = self.initial.clone();
-            slot.chance = root.child(CHANCE_STREAM);
-            for (p, rng) in slot.rngs.iter_mut().enumerate().take(self.players) {
-                *rng = root.child(AGENT_STREAM_BASE + p as u32);
-            }
-            slot.learner = match self.fixed_seat {
-                Some(s) => s,
-                None => root.child(SEAT_STREAM).index(self.players),
-            };
-            let mut k = 0u8;
-            for p in 0..self.players {
-                if p != slot.learner {
-                    slot.agent_of[p] = k;
-                    k += 1;
-                }
-            }
-            for agent in &mut slot.agents {
-                agent.reset();
-            }
-            self.advance(slot);
-            if slot.state.turn() == Turn::Player(slot.learner) {
-                slot.potential = score_potential(&slot.state, slot.learner);
-                return;
-            }
-            slot.episode = slot.episode.wrapping_add(1);
-        }
-    }
-
-    /// Plays chance and the opponents until the learner's decision or the
-    /// end (bounded by the engine's declared game length).
-    fn advance(&self, slot: &mut Slot<G>) {
-        let mut chances = G::ChanceList::default();
-        for _ in 0..=self.bound {
-            match slot.state.turn() {
-                Turn::Terminal => return,
-                Turn::Player(p) if p == slot.learner => return,
-                Turn::Chance => match sample_chance(&slot.state, &mut slot.chance, &mut chances) {
-                    Some(a) => slot.state.apply_unchecked(a),
-                    None => return,
-                },
-                Turn::Player(p) => {
-                    let agent = &mut slot.agents[slot.agent_of[p] as usize];
-                    let a = agent.act(&slot.state, p, &mut slot.rngs[p]);
-                    slot.state.apply_unchecked(a);
-                }
-            }
-        }
-    }
-}
-
-/// A learner batch of one engine, whatever the engine: what the Python class calls.
-pub trait LearnerCore: Send {
-    /// The engine's name.
-    fn name(&self) -> &'static str;
-    /// The configuration as JSON text.
-    fn config_json(&self) -> String;
-    /// The number of games.
-    fn num_envs(&self) -> usize;
-    /// Seats per game.
-    fn num_players(&self) -> usize;
-    /// The shape of one observation.
-    fn observation_shape(&self) -> Vec<usize>;
-    /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
-    fn inputs_name(&self) -> &'static str;
-    /// The number of learner actions.
-    fn num_actions(&self) -> usize;
-    /// The name of the learner's action space.
-    fn actions_name(&self) -> &'static str;
-    /// The opponents' names, in the order of the other seats.
-    fn opponents(&self) -> Vec<String>;
-    /// The fixed learner seat (`None`: drawn per episode).
-    fn fixed_seat(&self) -> Option<usize>;
-    /// The reward mode's name.
-    fn reward_name(&self) -> &'static str;
-    /// The shaping coefficient.
-    fn shaping(&self) -> f64;
-    /// The batch seed.
-    fn seed(&self) -> u64;
-    /// The seed of slot `game`'s current game.
-    fn current_seed(&self, game: usize) -> Option<u64>;
-    /// The games slot `game` has finished.
-    fn finished(&self, game: usize) -> Option<u64>;
-    /// Restarts every game from batch seed `seed`.
-    fn reset(&mut self, seed: u64);
-    /// Writes the current decisions.
-    ///
-    /// # Errors
-    /// When an output has the wrong length.
-    fn observe(&mut self, out: LearnerOut<'_>) -> Result<(), String>;
-    /// Steps every game.
-    ///
-    /// # Errors
-    /// As [`LearnerBatch::step`].
-    fn step(&mut self, actions: &[u32], out: LearnerOut<'_>) -> Result<(), (Option<usize>, String)>;
-}
-
-impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
-    fn name(&self) -> &'static str {
-        G::NAME
-    }
-    fn config_json(&self) -> String {
-        serde_json::to_string(&self.config).unwrap_or_default()
-    }
-    fn num_envs(&self) -> usize {
-        self.slots.len()
-    }
-    fn num_players(&self) -> usize {
-        self.players
-    }
-    fn observation_shape(&self) -> Vec<usize> {
-        self.inputs.shape.clone()
-    }
-    fn inputs_name(&self) -> &'static str {
-        self.inputs.name
-    }
-    fn num_actions(&self) -> usize {
-        self.actions.num_actions()
-    }
-    fn actions_name(&self) -> &'static str {
-        self.actions.name()
-    }
-    fn opponents(&self) -> Vec<String> {
-        self.specs.iter().map(ToString::to_string).collect()
-    }
-    fn fixed_seat(&self) -> Option<usize> {
-        self.fixed_seat
-    }
-    fn reward_name(&self) -> &'static str {
-        self.reward.name()
-    }
-    fn shaping(&self) -> f64 {
-        self.shaping
-    }
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-    fn current_seed(&self, game: usize) -> Option<u64> {
-        self.slots.get(game).map(|s| s.seed)
-    }
-    fn finished(&self, game: usize) -> Option<u64> {
-        self.slots.get(game).map(|s| s.episode)
-    }
-    fn reset(&mut self, seed: u64) {
-        LearnerBatch::reset(self, seed);
-    }
-    fn observe(&mut self, out: LearnerOut<'_>) -> Result<(), String> {
-        LearnerBatch::observe(self, out)
-    }
-    fn step(&mut self, actions: &[u32], out: LearnerOut<'_>) -> Result<(), (Option<usize>, String)> {
-        LearnerBatch::step(self, actions, out)
-    }
-}
-
-/// A learner batch of the engine `name`, with the action space `actions`
-/// (`flat`: the engine's ids; `compact`: the engine's compact actions
-/// ([`Engine::compact_actions`]), where it has them (Caravan); `auto`:
-/// compact where the engine has them, else flat).
-///
-/// # Errors
-/// The message for an unknown engine or action space, or whatever
-/// [`LearnerBatch::new`] refuses.
-pub fn new_learner(
-    name: &str,
-    players: Option<serde_json::Value>,
-    overlay: &str,
-    actions: &str,
-    inputs: &str,
-    spec: LearnerSpec,
-) -> Result<Box<dyn LearnerCore>, String> {
-    fn build<G: Bindable + Engine + NetGame>(
-        players: Option<serde_json::Value>,
-        overlay: &str,
-        (actions, inputs): (&str, &str),
-        spec: LearnerSpec,
-    ) -> Result<Box<dyn LearnerCore>, String> {
-        let game = GameCore::<G>::from_overlay(players, overlay)?;
-        let inputs = Inputs::<G>::named(inputs, &game.config, game.initial.num_players())?;
-        let codec: Box<dyn LearnerActions<G>> = match (actions, G::compact_actions(&game.config)) {
-            ("flat", _) | ("auto", None) => Box::new(FlatActions::new::<G>(&game.config)),
-            ("compact" | "auto", Some(compact)) => Box::new(Compact(compact)),
-            ("compact", None) => return Err(format!("{} has no compact action space (use actions=\"flat\")", G::NAME)),
-            _ => return Err(format!("unknown action space `{actions}` (known: auto, flat, compact)")),
-        };
-        Ok(Box::new(LearnerBatch::new(game, spec, codec, inputs)?))
-    }
-    let Some(game) = GameName::from_engine(name) else {
-        let names: Vec<&str> = GameName::ALL.iter().map(|g| g.engine_name()).collect();
-        return Err(format!("unknown game `{name}` (games: {})", names.join(", ")));
-    };
-    with_game!(game, G => build::<G>(players, overlay, (actions, inputs), spec))
-}
+use boardgame_sim::learner::{
+    IllegalMode, LearnerCore, LearnerError, LearnerOut, LearnerSpec, RewardMode, new_learner,
+};
 
 /// The arrays of one call, as numpy arrays from Python.
 type OutArrays<'py> = (
@@ -824,10 +21,6 @@ type OutArrays<'py> = (
     numpy::PyReadwriteArrayDyn<'py, f32>,
 );
 
-fn slice<'a, T: numpy::Element>(a: &'a mut numpy::PyReadwriteArrayDyn<'_, T>, name: &str) -> PyResult<&'a mut [T]> {
-    a.as_slice_mut().map_err(|_| crate::value_error(format!("output `{name}` must be a C-contiguous array")))
-}
-
 /// The native half of `korovan_caravan.learner`: `N` single-learner games
 /// of one engine that write into numpy arrays the caller provides.
 #[pyclass(module = "korovan_caravan._korovan_caravan", name = "_LearnerCore")]
@@ -837,12 +30,66 @@ pub struct LearnerCoreObj {
     /// never contended).
     core: std::sync::Mutex<Box<dyn LearnerCore>>,
     ids: Vec<u32>,
+    // What Python reads of the batch: the engine's name, the number of
+    // games, seats per game, the shape of one observation, what the rows
+    // hold (`"observation"`, `"network"` or `"all-seats"`), the number of
+    // learner actions and their space (`flat` or `compact`), the
+    // opponents' names (one per other seat in seat order), the fixed
+    // learner seat (`None`: drawn per episode), the reward mode, the
+    // shaping coefficient and the batch seed.
+    #[pyo3(get)]
+    name: &'static str,
+    #[pyo3(get)]
+    num_envs: usize,
+    #[pyo3(get)]
+    num_players: usize,
+    #[pyo3(get)]
+    observation_shape: Vec<usize>,
+    #[pyo3(get)]
+    inputs: &'static str,
+    #[pyo3(get)]
+    num_actions: usize,
+    #[pyo3(get)]
+    actions: &'static str,
+    #[pyo3(get)]
+    opponents: Vec<String>,
+    #[pyo3(get)]
+    seat: Option<usize>,
+    #[pyo3(get)]
+    reward: &'static str,
+    #[pyo3(get)]
+    shaping: f64,
+    #[pyo3(get)]
+    seed: u64,
 }
 
 /// The exception for a refused learner action: `InvalidActionError` with
 /// `game` (and `action`) when one game's action was at fault, else `ValueError`.
 fn step_error(py: Python<'_>, game: Option<usize>, message: String, action: Option<i64>) -> PyErr {
-    crate::vector_error(py, crate::vector::VectorError { game, message }, action)
+    crate::vector_error(py, boardgame_sim::vector::VectorError { game, message }, action)
+}
+
+/// The exception of a [`LearnerError`] (`actions`: the learner actions given).
+fn learner_error(py: Python<'_>, e: LearnerError, actions: &[i64]) -> PyErr {
+    match e {
+        LearnerError::Invalid(message) => crate::value_error(message),
+        LearnerError::Action { game, message } => step_error(py, Some(game), message, actions.get(game).copied()),
+    }
+}
+
+/// The caller's arrays as a [`LearnerOut`].
+fn out_of<'a>(arrays: &'a mut OutArrays<'_>) -> PyResult<LearnerOut<'a>> {
+    let (obs, mask, seat, reward, done, illegal, final_obs, share) = arrays;
+    Ok(LearnerOut {
+        obs: crate::out_slice(obs, "obs")?,
+        mask: crate::out_slice(mask, "mask")?,
+        seat: crate::out_slice(seat, "seat")?,
+        reward: crate::out_slice(reward, "reward")?,
+        done: crate::out_slice(done, "done")?,
+        illegal: crate::out_slice(illegal, "illegal")?,
+        final_obs: crate::out_slice(final_obs, "final_obs")?,
+        share: crate::out_slice(share, "share")?,
+    })
 }
 
 impl LearnerCoreObj {
@@ -899,89 +146,39 @@ impl LearnerCoreObj {
         };
         let core = new_learner(game, crate::players_arg(players)?, config, actions, inputs, spec)
             .map_err(crate::value_error)?;
-        Ok(LearnerCoreObj { ids: vec![0; core.num_envs()], core: std::sync::Mutex::new(core) })
-    }
-    /// The engine's name.
-    #[getter]
-    fn name(&self) -> &'static str {
-        self.lock().name()
+        Ok(LearnerCoreObj {
+            ids: vec![0; core.num_envs()],
+            name: core.name(),
+            num_envs: core.num_envs(),
+            num_players: core.num_players(),
+            observation_shape: core.observation_shape(),
+            inputs: core.inputs(),
+            num_actions: core.num_actions(),
+            actions: core.actions(),
+            opponents: core.opponents(),
+            seat: core.seat(),
+            reward: core.reward(),
+            shaping: core.shaping(),
+            seed: core.seed(),
+            core: std::sync::Mutex::new(core),
+        })
     }
     /// The configuration as JSON text.
     fn config_json(&self) -> String {
         self.lock().config_json()
     }
-    /// The number of games.
-    #[getter]
-    fn num_envs(&self) -> usize {
-        self.lock().num_envs()
-    }
-    /// Seats per game.
-    #[getter]
-    fn num_players(&self) -> usize {
-        self.lock().num_players()
-    }
-    /// The shape of one observation.
-    #[getter]
-    fn observation_shape(&self) -> Vec<usize> {
-        self.lock().observation_shape()
-    }
-    /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
-    #[getter]
-    fn inputs(&self) -> &'static str {
-        self.lock().inputs_name()
-    }
-    /// The number of learner actions.
-    #[getter]
-    fn num_actions(&self) -> usize {
-        self.lock().num_actions()
-    }
-    /// The learner's action space: `flat` or `compact`.
-    #[getter]
-    fn actions(&self) -> &'static str {
-        self.lock().actions_name()
-    }
-    /// The opponents' names, one per other seat in seat order.
-    #[getter]
-    fn opponents(&self) -> Vec<String> {
-        self.lock().opponents()
-    }
-    /// The fixed learner seat, or `None` (drawn per episode).
-    #[getter]
-    fn seat(&self) -> Option<usize> {
-        self.lock().fixed_seat()
-    }
-    /// The reward mode.
-    #[getter]
-    fn reward(&self) -> &'static str {
-        self.lock().reward_name()
-    }
-    /// The shaping coefficient.
-    #[getter]
-    fn shaping(&self) -> f64 {
-        self.lock().shaping()
-    }
-    /// The batch seed.
-    #[getter]
-    fn seed(&self) -> u64 {
-        self.lock().seed()
-    }
     /// The seed of the game slot `game` plays now.
     fn current_seed(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let i: usize = crate::uint_arg(game, "game index")?;
-        self.lock()
-            .current_seed(i)
-            .ok_or_else(|| crate::value_error(format!("no game {i} in a batch of {}", self.lock().num_envs())))
+        crate::slot_arg(game, self.num_envs, |i| self.lock().current_seed(i))
     }
     /// The games slot `game` has finished.
     fn finished(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let i: usize = crate::uint_arg(game, "game index")?;
-        self.lock()
-            .finished(i)
-            .ok_or_else(|| crate::value_error(format!("no game {i} in a batch of {}", self.lock().num_envs())))
+        crate::slot_arg(game, self.num_envs, |i| self.lock().finished(i))
     }
     /// Restarts every game from batch seed `seed`.
     fn reset(&mut self, py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<()> {
         let seed = crate::seed_arg(seed)?;
+        self.seed = seed;
         let core = self.core.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
         py.detach(move || core.reset(seed));
         Ok(())
@@ -989,20 +186,10 @@ impl LearnerCoreObj {
     /// Writes every game's current decision into the arrays (obs, mask,
     /// seat, reward, done, illegal, final_obs, share).
     #[allow(clippy::too_many_arguments)]
-    fn observe_into(&mut self, py: Python<'_>, out: OutArrays<'_>) -> PyResult<()> {
-        let (mut obs, mut mask, mut seat, mut reward, mut done, mut illegal, mut final_obs, mut share) = out;
-        let out = LearnerOut {
-            obs: slice(&mut obs, "obs")?,
-            mask: slice(&mut mask, "mask")?,
-            seat: slice(&mut seat, "seat")?,
-            reward: slice(&mut reward, "reward")?,
-            done: slice(&mut done, "done")?,
-            illegal: slice(&mut illegal, "illegal")?,
-            final_obs: slice(&mut final_obs, "final_obs")?,
-            share: slice(&mut share, "share")?,
-        };
+    fn observe_into(&mut self, py: Python<'_>, mut out: OutArrays<'_>) -> PyResult<()> {
+        let out = out_of(&mut out)?;
         let core = self.core.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
-        py.detach(move || core.observe(out)).map_err(crate::value_error)
+        py.detach(move || core.observe(out)).map_err(|e| learner_error(py, e, &[]))
     }
     /// Plays one learner action per game (an int64 array) and writes the
     /// next decisions into the arrays; the GIL is released meanwhile.
@@ -1010,7 +197,7 @@ impl LearnerCoreObj {
         &mut self,
         py: Python<'_>,
         actions: numpy::PyReadonlyArrayDyn<'_, i64>,
-        out: OutArrays<'_>,
+        mut out: OutArrays<'_>,
     ) -> PyResult<()> {
         use numpy::PyUntypedArrayMethods;
         let given = actions.as_slice().map_err(|_| crate::value_error("actions must be a contiguous array"))?;
@@ -1021,7 +208,7 @@ impl LearnerCoreObj {
                 actions.shape()
             )));
         }
-        let num_actions = self.lock().num_actions();
+        let num_actions = self.num_actions;
         for (game, (slot, &id)) in self.ids.iter_mut().zip(given).enumerate() {
             match u32::try_from(id) {
                 Ok(v) if (v as usize) < num_actions => *slot = v,
@@ -1032,23 +219,10 @@ impl LearnerCoreObj {
                 }
             }
         }
-        let (mut obs, mut mask, mut seat, mut reward, mut done, mut illegal, mut final_obs, mut share) = out;
-        let out = LearnerOut {
-            obs: slice(&mut obs, "obs")?,
-            mask: slice(&mut mask, "mask")?,
-            seat: slice(&mut seat, "seat")?,
-            reward: slice(&mut reward, "reward")?,
-            done: slice(&mut done, "done")?,
-            illegal: slice(&mut illegal, "illegal")?,
-            final_obs: slice(&mut final_obs, "final_obs")?,
-            share: slice(&mut share, "share")?,
-        };
+        let out = out_of(&mut out)?;
         let core = self.core.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
         let ids = &self.ids;
-        py.detach(move || core.step(ids, out)).map_err(|(game, message)| {
-            let action = game.and_then(|g| given.get(g).copied());
-            step_error(py, game, message, action)
-        })
+        py.detach(move || core.step(ids, out)).map_err(|e| learner_error(py, e, given))
     }
 }
 

@@ -2,29 +2,28 @@
 //!
 //! The native module `korovan_caravan._korovan_caravan` of the Python package
 //! `korovan_caravan` (built by `python/pyproject.toml` with maturin). It exposes
-//! every engine of the workspace through one OpenSpiel-shaped API, without
-//! any game logic of its own:
+//! every engine of the workspace through one OpenSpiel-shaped API and only
+//! converts types and releases the GIL: what it runs lives in the kit and in
+//! `boardgame-sim` (game and state cores, batches, learners, self-play,
+//! matches; docs/architecture.md, "A thin binding").
 //!
-//! * [`core`] holds the logic, generic over [`boardgame_kit::Game`]
-//!   ([`core::GameCore`], [`core::StateCore`]).
-//! * `engines!` generates, per engine, a Python game class and a state
-//!   class that forward to it; the one invocation at the bottom of this file
-//!   lists the engines, so **adding an engine to Python is one line** there.
-//!
-//! Errors never panic: every bad input (unknown id, illegal action, wrong
-//! type, bad config, corrupt record or pickle) becomes a Python
-//! `ValueError` or `TypeError` carrying the engine's message, and leaves the
-//! state as it was.
+//! `engines!` generates, per engine of the registry, a Python game class and
+//! a state class that forward to [`boardgame_sim::session`]. Errors never
+//! panic: every bad input (unknown id, illegal action, wrong type, bad
+//! config, corrupt record or pickle) becomes a Python `ValueError` or
+//! `TypeError` carrying the library's message, and leaves the state as it
+//! was.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod agents;
 mod compact;
-pub mod core;
 pub mod evaluate;
 pub mod learner;
 pub mod nn;
-pub mod vector;
+
+use boardgame_sim::session as core;
+use boardgame_sim::vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
 use numpy::{PyArray1, PyReadonlyArrayDyn, PyReadwriteArray1, PyReadwriteArrayDyn, PyUntypedArrayMethods};
@@ -32,9 +31,16 @@ use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyTuple};
 
-/// A `ValueError` with `msg`.
-fn value_error(msg: impl Into<String>) -> PyErr {
-    PyValueError::new_err(msg.into())
+/// A `ValueError` with `msg` (a library's error, a message).
+fn value_error(msg: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(msg.to_string())
+}
+
+/// The value `value(i)` of slot `game` (an index) of a batch of `n`
+/// games, or a `ValueError` for a slot out of range.
+fn slot_arg<T>(game: &Bound<'_, PyAny>, n: usize, value: impl FnOnce(usize) -> Option<T>) -> PyResult<T> {
+    let i: usize = uint_arg(game, "game index")?;
+    value(i).ok_or_else(|| value_error(format!("no game {i} in a batch of {n}")))
 }
 
 /// An integer argument (an action id or a seat) as `i128`: a `TypeError`
@@ -51,10 +57,9 @@ fn int_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<i128> {
         Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
             Err(value_error(format!("{what} {} is out of range", obj.str().map(|s| s.to_string()).unwrap_or_default())))
         }
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{what} must be an integer, not {}",
-            obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
-        ))),
+        Err(_) => {
+            Err(PyTypeError::new_err(format!("{what} must be an integer, not {}", crate::agents::type_name(obj))))
+        }
     }
 }
 
@@ -158,33 +163,19 @@ macro_rules! engines {
             impl $Game {
                 /// The engine's name (`korovan`, `caravan`).
                 #[getter]
-                fn name(&self) -> &'static str {
-                    <$G as Game>::NAME
-                }
+                fn name(&self) -> &'static str { <$G as Game>::NAME }
                 /// The number of seats.
-                fn num_players(&self) -> usize {
-                    self.core.num_players()
-                }
+                fn num_players(&self) -> usize { self.core.num_players() }
                 /// The size of the action space (ids `0..n`, chance outcomes included).
-                fn num_distinct_actions(&self) -> usize {
-                    self.core.num_distinct_actions()
-                }
+                fn num_distinct_actions(&self) -> usize { self.core.num_distinct_actions() }
                 /// An upper bound on the number of actions of a game, chance included.
-                fn max_game_length(&self) -> usize {
-                    self.core.max_game_length()
-                }
+                fn max_game_length(&self) -> usize { self.core.max_game_length() }
                 /// The most outcomes a chance node lists.
-                fn max_chance_outcomes(&self) -> usize {
-                    self.core.max_chance_outcomes()
-                }
+                fn max_chance_outcomes(&self) -> usize { self.core.max_chance_outcomes() }
                 /// The shape of `observation_tensor`.
-                fn observation_tensor_shape(&self) -> Vec<usize> {
-                    self.core.observation_tensor_shape()
-                }
+                fn observation_tensor_shape(&self) -> Vec<usize> { self.core.observation_tensor_shape() }
                 /// The length of `observation_tensor`.
-                fn observation_tensor_size(&self) -> usize {
-                    self.core.observation_tensor_shape().iter().product()
-                }
+                fn observation_tensor_size(&self) -> usize { self.core.observation_tensor_size() }
                 /// The bounds of every entry of `observation_tensor`, as two
                 /// float32 arrays `(low, high)` of its length (the engine's
                 /// `Game::observation_tensor_bounds`): every tensor of every seat
@@ -194,13 +185,9 @@ macro_rules! engines {
                     (PyArray1::from_vec(py, low), PyArray1::from_vec(py, high))
                 }
                 /// The configuration, every field, as JSON text.
-                fn config_json(&self) -> String {
-                    self.core.config_json()
-                }
+                fn config_json(&self) -> String { self.core.config_json() }
                 /// The initial state.
-                fn new_initial_state(&self) -> $State {
-                    $State { core: self.core.new_initial_state() }
-                }
+                fn new_initial_state(&self) -> $State { $State { core: self.core.new_initial_state() } }
                 /// Plays one game natively with the kit's driver and a random agent
                 /// in every seat, from `seed`; returns its JSON record (the
                 /// `boardgame` binary's format).
@@ -235,69 +222,37 @@ macro_rules! engines {
                 core: core::StateCore<$G>,
             }
 
-            impl $State {
-                /// Checks a pyspiel-style `player` argument: a seat, or −1 for
-                /// chance (`TypeError` for a non-integer, `ValueError` otherwise).
-                fn player_arg(&self, player: &Bound<'_, PyAny>) -> PyResult<()> {
-                    let p = int_arg(player, "player")?;
-                    if p == i128::from(core::CHANCE_PLAYER) {
-                        return Ok(());
-                    }
-                    self.core.seat(p).map(|_| ()).map_err(|e| value_error(format!("{e}; a player is a seat or -1 (chance)")))
-                }
-            }
-
             #[pymethods]
             impl $State {
                 /// The seat to move; −1 at a chance node, −4 at the end (as pyspiel).
-                fn current_player(&self) -> i64 {
-                    self.core.current_player()
-                }
+                fn current_player(&self) -> i64 { self.core.current_player() }
                 /// Whether a chance node.
-                fn is_chance_node(&self) -> bool {
-                    self.core.current_player() == core::CHANCE_PLAYER
-                }
+                fn is_chance_node(&self) -> bool { self.core.current_player() == core::CHANCE_PLAYER }
                 /// Whether the game is over.
-                fn is_terminal(&self) -> bool {
-                    self.core.current_player() == core::TERMINAL_PLAYER
-                }
+                fn is_terminal(&self) -> bool { self.core.current_player() == core::TERMINAL_PLAYER }
                 /// The number of seats.
-                fn num_players(&self) -> usize {
-                    self.core.state.num_players()
-                }
+                fn num_players(&self) -> usize { self.core.state.num_players() }
                 /// The size of the action space.
-                fn num_distinct_actions(&self) -> usize {
-                    self.core.num_distinct_actions()
-                }
+                fn num_distinct_actions(&self) -> usize { self.core.num_distinct_actions() }
                 /// The game this state belongs to.
                 fn get_game(&self) -> PyResult<$Game> {
                     let config = self.core.state.config().clone();
                     Ok($Game { core: core::GameCore::new(config).map_err(value_error)? })
                 }
                 /// Legal action ids, ascending (chance outcomes at a chance node).
-                fn legal_actions(&self) -> Vec<u32> {
-                    self.core.legal_actions()
-                }
+                fn legal_actions(&self) -> Vec<u32> { self.core.legal_actions() }
                 /// Legal action ids in the engine's order (the order of the kit's
                 /// `RandomAgent`).
-                fn legal_actions_engine_order(&self) -> Vec<u32> {
-                    self.core.legal_actions_engine_order()
-                }
+                fn legal_actions_engine_order(&self) -> Vec<u32> { self.core.legal_actions_engine_order() }
                 /// A `uint8` numpy array over the action space, 1 at legal ids.
                 fn legal_actions_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u8>>> {
-                    let mut mask = vec![0u8; self.core.num_distinct_actions()];
-                    self.core.legal_actions_mask_into(&mut mask).map_err(value_error)?;
-                    Ok(PyArray1::from_vec(py, mask))
+                    Ok(PyArray1::from_vec(py, self.core.legal_actions_mask().map_err(value_error)?))
                 }
                 /// `(id, probability)` of every chance outcome, ascending by id.
-                fn chance_outcomes(&self) -> Vec<(u32, f64)> {
-                    self.core.chance_outcomes()
-                }
+                fn chance_outcomes(&self) -> Vec<(u32, f64)> { self.core.chance_outcomes() }
                 /// `(id, weight)` of every chance outcome: the exact integer weights
                 /// (probability = weight / sum of weights).
-                fn chance_weights(&self) -> Vec<(u32, u32)> {
-                    self.core.chance_weights()
-                }
+                fn chance_weights(&self) -> Vec<(u32, u32)> { self.core.chance_weights() }
                 /// Plays the action `action` (an id), validated; on error the state is
                 /// unchanged and `ValueError` carries the engine's reason.
                 fn apply_action(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -310,7 +265,7 @@ macro_rules! engines {
                 #[pyo3(signature = (a, b=None))]
                 fn action_to_string(&self, a: &Bound<'_, PyAny>, b: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
                     if b.is_some() {
-                        self.player_arg(a)?;
+                        self.core.check_player(int_arg(a, "player")?).map_err(value_error)?;
                     }
                     let id = int_arg(b.unwrap_or(a), "action id")?;
                     self.core.action_to_string(id).map_err(value_error)
@@ -321,30 +276,21 @@ macro_rules! engines {
                 #[pyo3(signature = (a, b=None))]
                 fn string_to_action(&self, a: &Bound<'_, PyAny>, b: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
                     if b.is_some() {
-                        self.player_arg(a)?;
+                        self.core.check_player(int_arg(a, "player")?).map_err(value_error)?;
                     }
                     let text: String = b.unwrap_or(a).extract().map_err(|_| PyTypeError::new_err("an action's notation must be a str"))?;
                     self.core.string_to_action(&text).map_err(value_error)
                 }
                 /// Per-seat returns: 1 for a sole winner, 1/k for each of k seats
                 /// sharing a draw, 0 otherwise (all 0 before the end).
-                fn returns(&self) -> Vec<f64> {
-                    self.core.returns()
-                }
+                fn returns(&self) -> Vec<f64> { self.core.returns() }
                 /// The engine's score of every seat (cows, points).
-                fn scores(&self) -> Vec<i32> {
-                    (0..self.core.state.num_players()).map(|s| self.core.state.score(s)).collect()
-                }
+                fn scores(&self) -> Vec<i32> { self.core.scores() }
                 /// The winning seats (several for a draw), or `None` before the end.
-                fn winners(&self) -> Option<Vec<usize>> {
-                    self.core.state.outcome().map(|o| o.winners().iter().collect())
-                }
+                fn winners(&self) -> Option<Vec<usize>> { self.core.winners() }
                 /// `player`'s observation as a new float32 numpy array, filled by Rust.
                 fn observation_tensor<'py>(&self, py: Python<'py>, player: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyArray1<f32>>> {
-                    let seat = int_arg(player, "seat")?;
-                    let mut out = vec![0f32; <$G as Game>::observation_tensor_len(self.core.state.config())];
-                    self.core.observation_tensor_into(seat, &mut out).map_err(value_error)?;
-                    Ok(PyArray1::from_vec(py, out))
+                    Ok(PyArray1::from_vec(py, self.core.observation_tensor(int_arg(player, "seat")?).map_err(value_error)?))
                 }
                 /// Writes `player`'s observation into `out` (a contiguous float32
                 /// numpy array of the tensor's length), allocating nothing.
@@ -360,24 +306,16 @@ macro_rules! engines {
                     self.core.observation_string(seat).map_err(value_error)
                 }
                 /// The ids played from the initial state (empty for a resampled state).
-                fn history(&self) -> Vec<u32> {
-                    self.core.history.clone().unwrap_or_default()
-                }
+                fn history(&self) -> Vec<u32> { self.core.history.clone().unwrap_or_default() }
                 /// Whether the state knows how it was reached (not a resampled state).
-                fn has_history(&self) -> bool {
-                    self.core.history.is_some()
-                }
+                fn has_history(&self) -> bool { self.core.history.is_some() }
                 /// A copy.
                 #[pyo3(name = "clone")]
-                fn py_clone(&self) -> Self {
-                    self.clone()
-                }
+                fn py_clone(&self) -> Self { self.clone() }
                 fn __copy__(&self) -> Self {
                     self.clone()
                 }
-                fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-                    self.clone()
-                }
+                fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self { self.clone() }
                 /// A full state consistent with what `player` knows, drawn by the
                 /// engine's determinization with the kit's generator seeded by
                 /// `seed` (an integer, or a callable returning a float in [0, 1)
@@ -390,13 +328,10 @@ macro_rules! engines {
                         let u: f64 = value.extract().map_err(|_| {
                             PyTypeError::new_err(format!(
                                 "the sampler must return a float in [0, 1), not {}",
-                                value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
+                                crate::agents::type_name(&value)
                             ))
                         })?;
-                        if !(0.0..1.0).contains(&u) {
-                            return Err(value_error(format!("the sampler returned {u}, not a float in [0, 1)")));
-                        }
-                        (u * (u64::MAX as f64)) as u64
+                        core::seed_of_unit(u).map_err(value_error)?
                     } else {
                         seed_arg(seed)?
                     };
@@ -435,9 +370,7 @@ macro_rules! engines {
                     let core = &mut self.core;
                     Ok(py.detach(move || core.playout(&mut rng, max_steps)))
                 }
-                fn __str__(&self) -> String {
-                    self.core.state.to_string()
-                }
+                fn __str__(&self) -> String { self.core.state.to_string() }
                 fn __repr__(&self) -> String {
                     format!("<{} after {} actions, player {}>", stringify!($State), self.core.history.as_ref().map_or(0, Vec::len), self.core.current_player())
                 }
@@ -468,26 +401,6 @@ macro_rules! engines {
                 if name == <$G as Game>::NAME {
                     let core = core::GameCore::<$G>::from_overlay(players, overlay).map_err(value_error)?;
                     return Ok(Py::new(py, $Game { core })?.into_any());
-                }
-            )*
-            Err(value_error(format!("unknown game `{name}` (games: {})", ENGINE_NAMES.join(", "))))
-        }
-
-        fn new_vector(
-            name: &str,
-            players: Option<serde_json::Value>,
-            overlay: &str,
-            num_envs: usize,
-            seed: u64,
-            threads: usize,
-        ) -> PyResult<Box<dyn vector::VectorCore>> {
-            $(
-                if name == <$G as Game>::NAME {
-                    let batch = vector::EngineBatch::<$G>::new(players, overlay, num_envs, seed, threads).map_err(|e| match e {
-                        vector::BuildError::Invalid(m) => value_error(m),
-                        vector::BuildError::Memory(m) => PyMemoryError::new_err(m),
-                    })?;
-                    return Ok(Box::new(batch));
                 }
             )*
             Err(value_error(format!("unknown game `{name}` (games: {})", ENGINE_NAMES.join(", "))))
@@ -588,6 +501,32 @@ fn out_slice<'a, T: numpy::Element>(array: &'a mut PyReadwriteArrayDyn<'_, T>, n
     array.as_slice_mut().map_err(|_| value_error(format!("output `{name}` must be a C-contiguous array")))
 }
 
+/// The output arrays of a `_VectorCore` call (player, obs, legal_count,
+/// legal_mask, legal_ids, rewards, done).
+type BatchArrays<'py> = (
+    PyReadwriteArrayDyn<'py, u32>,
+    PyReadwriteArrayDyn<'py, f32>,
+    PyReadwriteArrayDyn<'py, u32>,
+    PyReadwriteArrayDyn<'py, u8>,
+    PyReadwriteArrayDyn<'py, u32>,
+    PyReadwriteArrayDyn<'py, f32>,
+    PyReadwriteArrayDyn<'py, u8>,
+);
+
+/// The caller's arrays as the kit's [`boardgame_kit::BatchOut`].
+fn batch_out<'a>(arrays: &'a mut BatchArrays<'_>) -> PyResult<boardgame_kit::BatchOut<'a>> {
+    let (player, obs, legal_count, legal_mask, legal_ids, rewards, done) = arrays;
+    Ok(boardgame_kit::BatchOut {
+        player: out_slice(player, "player")?,
+        obs: out_slice(obs, "obs")?,
+        legal_count: out_slice(legal_count, "legal_count")?,
+        legal_mask: out_slice(legal_mask, "legal_mask")?,
+        legal_ids: out_slice(legal_ids, "legal_ids")?,
+        rewards: out_slice(rewards, "rewards")?,
+        done: out_slice(done, "done")?,
+    })
+}
+
 /// The native half of `korovan_caravan.VectorEnv`: `N` games of one engine
 /// (the kit's `Batch`) that write into numpy arrays the caller provides.
 /// The Python class `VectorEnv` (in `korovan_caravan/vector.py`) owns the arrays
@@ -597,6 +536,29 @@ pub struct VectorCoreObj {
     core: Box<dyn vector::VectorCore>,
     /// The action ids of the current step, validated to fit `u32`.
     ids: Vec<u32>,
+    // What Python reads of the batch: the engine's name, the number of
+    // games, seats per game, the shape and length of one observation, the
+    // size of the action space, the length of a row of padded legal ids
+    // (the engine's worst case), the default legal format (`"mask"`: a
+    // dense mask, `"ids"`: padded legal ids) and the batch seed.
+    #[pyo3(get)]
+    name: &'static str,
+    #[pyo3(get)]
+    num_envs: usize,
+    #[pyo3(get)]
+    num_players: usize,
+    #[pyo3(get)]
+    observation_shape: Vec<usize>,
+    #[pyo3(get)]
+    observation_len: usize,
+    #[pyo3(get)]
+    num_actions: usize,
+    #[pyo3(get)]
+    max_legal: usize,
+    #[pyo3(get)]
+    legal_format: &'static str,
+    #[pyo3(get)]
+    seed: u64,
 }
 
 #[pymethods]
@@ -617,60 +579,33 @@ impl VectorCoreObj {
         let num_envs: usize = uint_arg(num_envs, "num_envs")?;
         let threads = threads_arg(threads)?;
         let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
-        let core = new_vector(game, players_arg(players)?, config, num_envs, seed, threads)?;
+        let core =
+            vector::new_vector(game, players_arg(players)?, config, num_envs, seed, threads).map_err(|e| match e {
+                vector::BuildError::Invalid(m) => value_error(m),
+                vector::BuildError::Memory(m) => PyMemoryError::new_err(m),
+            })?;
         let mut ids = Vec::new();
         ids.try_reserve_exact(core.num_envs())
             .map_err(|_| PyMemoryError::new_err(format!("num_envs={num_envs}: no memory for the step's action ids")))?;
         ids.resize(core.num_envs(), 0);
-        Ok(VectorCoreObj { ids, core })
-    }
-    /// The engine's name.
-    #[getter]
-    fn name(&self) -> &'static str {
-        self.core.name()
+        let legal_format = if core.legal_format() == boardgame_kit::LegalFormat::Ids { "ids" } else { "mask" };
+        Ok(VectorCoreObj {
+            ids,
+            name: core.name(),
+            num_envs: core.num_envs(),
+            num_players: core.num_players(),
+            observation_shape: core.observation_shape(),
+            observation_len: core.observation_len(),
+            num_actions: core.num_actions(),
+            max_legal: core.max_legal(),
+            legal_format,
+            seed: core.seed(),
+            core,
+        })
     }
     /// The configuration, every field, as JSON text.
     fn config_json(&self) -> String {
         self.core.config_json()
-    }
-    /// The number of games.
-    #[getter]
-    fn num_envs(&self) -> usize {
-        self.core.num_envs()
-    }
-    /// Seats per game.
-    #[getter]
-    fn num_players(&self) -> usize {
-        self.core.num_players()
-    }
-    /// The shape of one observation.
-    #[getter]
-    fn observation_shape(&self) -> Vec<usize> {
-        self.core.observation_shape()
-    }
-    /// The length of one observation row.
-    #[getter]
-    fn observation_len(&self) -> usize {
-        self.core.observation_len()
-    }
-    /// The size of the action space.
-    #[getter]
-    fn num_actions(&self) -> usize {
-        self.core.num_actions()
-    }
-    /// The length of a row of padded legal ids (the engine's worst case).
-    #[getter]
-    fn max_legal(&self) -> usize {
-        self.core.max_legal()
-    }
-    /// `"mask"` (a dense mask) or `"ids"` (padded legal ids): the engine's
-    /// default legal format.
-    #[getter]
-    fn legal_format(&self) -> &'static str {
-        match self.core.legal_format() {
-            boardgame_kit::LegalFormat::Ids => "ids",
-            _ => "mask",
-        }
     }
     /// The number of threads a step uses (results do not depend on it).
     #[getter]
@@ -683,27 +618,19 @@ impl VectorCoreObj {
         self.core.set_threads(threads);
         Ok(())
     }
-    /// The batch seed.
-    #[getter]
-    fn seed(&self) -> u64 {
-        self.core.seed()
-    }
     /// The seed of the game that slot `game` plays now.
     fn current_seed(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let i: usize = uint_arg(game, "game index")?;
-        self.core
-            .current_seed(i)
-            .ok_or_else(|| value_error(format!("no game {i} in a batch of {}", self.core.num_envs())))
+        slot_arg(game, self.num_envs, |i| self.core.current_seed(i))
     }
     /// The number of games slot `game` has finished.
     fn finished(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let i: usize = uint_arg(game, "game index")?;
-        self.core.finished(i).ok_or_else(|| value_error(format!("no game {i} in a batch of {}", self.core.num_envs())))
+        slot_arg(game, self.num_envs, |i| self.core.finished(i))
     }
     /// Restarts every game from batch seed `seed` (without writing anything).
     fn reset(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
         let seed = seed_arg(seed)?;
         self.core.reset(seed);
+        self.seed = seed;
         Ok(())
     }
     /// Writes every game's current decision into the arrays (rewards and
@@ -712,23 +639,16 @@ impl VectorCoreObj {
     fn observe_into(
         &mut self,
         py: Python<'_>,
-        mut player: PyReadwriteArrayDyn<'_, u32>,
-        mut obs: PyReadwriteArrayDyn<'_, f32>,
-        mut legal_count: PyReadwriteArrayDyn<'_, u32>,
-        mut legal_mask: PyReadwriteArrayDyn<'_, u8>,
-        mut legal_ids: PyReadwriteArrayDyn<'_, u32>,
-        mut rewards: PyReadwriteArrayDyn<'_, f32>,
-        mut done: PyReadwriteArrayDyn<'_, u8>,
+        player: PyReadwriteArrayDyn<'_, u32>,
+        obs: PyReadwriteArrayDyn<'_, f32>,
+        legal_count: PyReadwriteArrayDyn<'_, u32>,
+        legal_mask: PyReadwriteArrayDyn<'_, u8>,
+        legal_ids: PyReadwriteArrayDyn<'_, u32>,
+        rewards: PyReadwriteArrayDyn<'_, f32>,
+        done: PyReadwriteArrayDyn<'_, u8>,
     ) -> PyResult<()> {
-        let out = boardgame_kit::BatchOut {
-            player: out_slice(&mut player, "player")?,
-            obs: out_slice(&mut obs, "obs")?,
-            legal_count: out_slice(&mut legal_count, "legal_count")?,
-            legal_mask: out_slice(&mut legal_mask, "legal_mask")?,
-            legal_ids: out_slice(&mut legal_ids, "legal_ids")?,
-            rewards: out_slice(&mut rewards, "rewards")?,
-            done: out_slice(&mut done, "done")?,
-        };
+        let mut out = (player, obs, legal_count, legal_mask, legal_ids, rewards, done);
+        let out = batch_out(&mut out)?;
         let core = &mut self.core;
         py.detach(move || core.observe(out)).map_err(|e| vector_error(py, e, None))
     }
@@ -742,14 +662,15 @@ impl VectorCoreObj {
         &mut self,
         py: Python<'_>,
         actions: PyReadonlyArrayDyn<'_, i64>,
-        mut player: PyReadwriteArrayDyn<'_, u32>,
-        mut obs: PyReadwriteArrayDyn<'_, f32>,
-        mut legal_count: PyReadwriteArrayDyn<'_, u32>,
-        mut legal_mask: PyReadwriteArrayDyn<'_, u8>,
-        mut legal_ids: PyReadwriteArrayDyn<'_, u32>,
-        mut rewards: PyReadwriteArrayDyn<'_, f32>,
-        mut done: PyReadwriteArrayDyn<'_, u8>,
+        player: PyReadwriteArrayDyn<'_, u32>,
+        obs: PyReadwriteArrayDyn<'_, f32>,
+        legal_count: PyReadwriteArrayDyn<'_, u32>,
+        legal_mask: PyReadwriteArrayDyn<'_, u8>,
+        legal_ids: PyReadwriteArrayDyn<'_, u32>,
+        rewards: PyReadwriteArrayDyn<'_, f32>,
+        done: PyReadwriteArrayDyn<'_, u8>,
     ) -> PyResult<()> {
+        let mut out = (player, obs, legal_count, legal_mask, legal_ids, rewards, done);
         let given = actions.as_slice().map_err(|_| value_error("actions must be a contiguous array"))?;
         let n = self.ids.len();
         if given.len() != n || actions.ndim() != 1 {
@@ -765,15 +686,7 @@ impl VectorCoreObj {
                 vector_error(py, vector::VectorError { game: Some(game), message }, Some(id))
             })?;
         }
-        let out = boardgame_kit::BatchOut {
-            player: out_slice(&mut player, "player")?,
-            obs: out_slice(&mut obs, "obs")?,
-            legal_count: out_slice(&mut legal_count, "legal_count")?,
-            legal_mask: out_slice(&mut legal_mask, "legal_mask")?,
-            legal_ids: out_slice(&mut legal_ids, "legal_ids")?,
-            rewards: out_slice(&mut rewards, "rewards")?,
-            done: out_slice(&mut done, "done")?,
-        };
+        let out = batch_out(&mut out)?;
         let core = &mut self.core;
         let ids = &self.ids;
         py.detach(move || core.step(ids, out)).map_err(|e| {
@@ -845,12 +758,7 @@ fn simulate_json(
 /// `ValueError`) for results of different experiments or overlapping seeds.
 #[pyfunction]
 fn merge_results(results: Vec<String>) -> PyResult<String> {
-    use boardgame_sim::simulate;
-    let mut acc: Option<simulate::SimResults> = None;
-    for (i, text) in results.iter().enumerate() {
-        simulate::merge_text(&mut acc, text).map_err(|e| value_error(format!("result {i}: {e}")))?;
-    }
-    acc.map(|r| simulate::to_json(&r)).ok_or_else(|| value_error("no results to merge"))
+    boardgame_sim::simulate::merge_texts(&results).map_err(|e| value_error(e.to_string()))
 }
 
 /// The native module.

@@ -9,6 +9,11 @@
 //!   [`games::with_game!`]), and a configuration from a player count and a
 //!   JSON overlay ([`games::build_config`]).
 //! - [`agents`]: lists of agent names fitted to the seats.
+//! - [`session`]: a game and a state as a front end outside Rust holds
+//!   them (the Python binding's classes); [`vector`]: the kit's `Batch` of
+//!   any engine behind one trait; [`learner`]: single-learner batches whose
+//!   opponents play in Rust; [`selfplay`]: self-play and network matches;
+//!   [`matches`](mod@matches): matches of named agents and their tallies.
 //! - [`simulate`]: [`simulate::simulate_spec`] plays a [`simulate::SimSpec`]
 //!   (one shard of a seed range) and returns [`simulate::SimResults`], whose
 //!   JSON ([`simulate::to_json`]) merges exactly ([`simulate::merge_text`]).
@@ -47,8 +52,13 @@ pub mod agents;
 pub mod error;
 pub mod games;
 pub mod ladder;
+pub mod learner;
+pub mod matches;
+pub mod selfplay;
+pub mod session;
 pub mod simulate;
 pub mod sprt;
+pub mod vector;
 
 pub use error::SimError;
 

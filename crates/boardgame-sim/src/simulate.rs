@@ -660,6 +660,20 @@ pub(crate) fn join_ranges(mut seeds: Vec<[u128; 2]>) -> Vec<[u128; 2]> {
     ranges
 }
 
+/// Merges every result of `texts` (JSON of [`to_json`]) as `boardgame
+/// merge --json` does, into the JSON of the sum.
+///
+/// # Errors
+/// A usage error naming the first result that is malformed or does not
+/// merge ([`merge_text`]), or for no results.
+pub fn merge_texts<S: AsRef<str>>(texts: &[S]) -> Result<String, SimError> {
+    let mut acc: Option<SimResults> = None;
+    for (i, text) in texts.iter().enumerate() {
+        merge_text(&mut acc, text.as_ref()).map_err(|e| SimError::Usage(format!("result {i}: {e}")))?;
+    }
+    acc.map(|r| to_json(&r)).ok_or_else(|| SimError::Usage("no results to merge".to_string()))
+}
+
 /// Adds the results of a `simulate --json` text to `acc` (parsed and
 /// checked, [`parse_results`]; merged, [`merge_into`]; the first text
 /// starts the sum): the step of `boardgame merge` and of the Python

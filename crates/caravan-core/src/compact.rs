@@ -91,6 +91,16 @@ const C_GOOD: u32 = C_MOVE + (SLOTS + 1) * SQ;
 const C_STEAL: u32 = C_GOOD + SLOTS * SQ;
 const C_STEAL_PER_VICTIM: u32 = SLOTS * KINDS as u32;
 
+/// The compact ids before those of the board (`end`, then a pick of each
+/// space): the first policy entries a network computes from its features.
+pub const COMPACT_BEFORE_BOARD: usize = C_MOVE as usize;
+
+/// The compact ids of the board, one plane of 49 squares each (camel moves
+/// from the unladen-square source and the six camel slots, good moves from
+/// the six good slots, to each square): [`COMPACT_BOARD_PLANES`] planes
+/// from [`COMPACT_BEFORE_BOARD`] on, then the thefts.
+pub const COMPACT_BOARD_PLANES: usize = ((C_STEAL - C_MOVE) / SQ) as usize;
+
 /// The number of compact ids of a game with `players` players.
 const fn compact_space(players: u8) -> u32 {
     let victims = if players > 1 { players as u32 - 1 } else { 0 };

@@ -104,7 +104,10 @@ pub mod words;
 pub use action::{ACTION_LIST_CAPACITY, Act, Action, ActionList, ChanceList};
 pub use board::{FULL_BAG, KINDS, Kind, NotationError, SIDE, SPACES, SQUARES, Square};
 pub use bot::{CaravanHeuristic, tuned_ismcts};
-pub use compact::{COMPACT_SLOTS, CompactError, CompactIndex, MAX_COMPACT_ACTIONS, SLOT_PLANES, compact_num_actions};
+pub use compact::{
+    COMPACT_BEFORE_BOARD, COMPACT_BOARD_PLANES, COMPACT_SLOTS, CompactError, CompactIndex, MAX_COMPACT_ACTIONS,
+    SLOT_PLANES, compact_num_actions,
+};
 pub use config::{Board, CaravanConfig, ConfigError, MAX_TURNS_LIMIT};
 pub use error::{CaravanError, IllegalReason, SetupError};
 pub use net::{LEARNED_SEARCH_MARGIN, WEIGHTS, network as learned_network};

@@ -18,13 +18,14 @@
 
 use std::sync::{Arc, OnceLock};
 
-use boardgame_kit::nn::{NetGame, Network, WeightsError};
+use boardgame_kit::nn::{BoardLayout, NetGame, Network, WeightsError};
 use boardgame_kit::{Agent, Bots, Budget, Game};
 
-use crate::SQUARES;
 use crate::action::Action;
+use crate::board::{SIDE, SQUARES};
 use crate::bot::{CaravanHeuristic, tuned_ismcts};
-use crate::compact::{MAX_COMPACT_ACTIONS, SLOT_PLANES};
+use crate::compact::{COMPACT_BEFORE_BOARD, COMPACT_BOARD_PLANES, MAX_COMPACT_ACTIONS, SLOT_PLANES};
+use crate::observation::PLANES;
 use crate::state::{Caravan, MAX_PLAYERS};
 
 /// The committed weights (format: `boardgame_kit::nn`; how they were
@@ -50,6 +51,33 @@ impl NetGame for Caravan {
 
     fn input_len(_: &crate::CaravanConfig) -> usize {
         INPUT_LEN
+    }
+
+    /// The observation's [`PLANES`] board planes and the [`SLOT_PLANES`]
+    /// slot planes feed the trunk, the scalars the features; the policy is
+    /// the compact layout: [`COMPACT_BEFORE_BOARD`] entries from the
+    /// features, [`COMPACT_BOARD_PLANES`] planes over the board, the thefts
+    /// from the features. The planner's move (the input's last
+    /// [`MAX_COMPACT_ACTIONS`] entries) joins each policy head: its board
+    /// planes the trunk, its other entries the features.
+    fn board_layout(_: &crate::CaravanConfig) -> Option<BoardLayout> {
+        let plan = crate::TENSOR_LEN + SLOT_PLANES * SQUARES;
+        let (before, board) = (COMPACT_BEFORE_BOARD, COMPACT_BOARD_PLANES * SQUARES);
+        let after = MAX_COMPACT_ACTIONS - before - board;
+        Some(BoardLayout {
+            height: SIDE,
+            width: SIDE,
+            planes: vec![(0, PLANES), (crate::TENSOR_LEN, SLOT_PLANES), (plan + before, COMPACT_BOARD_PLANES)],
+            globals: vec![
+                (PLANES * SQUARES, crate::TENSOR_LEN - PLANES * SQUARES),
+                (plan, before),
+                (plan + before + board, after),
+            ],
+            policy_before: before,
+            policy_planes: COMPACT_BOARD_PLANES,
+            policy_after: after,
+            plan: Some(plan),
+        })
     }
 
     /// The observation tensor, then the slot planes of the seat to move,

@@ -102,3 +102,36 @@ fn the_network_guided_search_is_ismcts_h_with_the_network_as_its_base() {
     let n = same_decisions::<Caravan>(&mut *named, &mut composed, &CaravanConfig::with_players(2), 1, 3).unwrap();
     assert!(n >= 10, "{n} decisions compared");
 }
+
+/// The board layout the engine declares ([`NetGame::board_layout`]) is the
+/// one the committed network reads: its input ranges are the layout's
+/// global and plane ranges, in the order the trainer's tower emits them,
+/// and the heads add up to the policy.
+#[test]
+fn the_declared_board_layout_is_the_committed_networks() {
+    use boardgame_kit::nn::{NetGame, Op};
+    let layout = Caravan::net_layout(&CaravanConfig::default());
+    let board = layout.board.clone().expect("Caravan has a board layout");
+    assert_eq!((layout.policy_len, layout.value_len), (790, 4));
+    assert_eq!(board.policy_len(), layout.policy_len);
+    assert_eq!(layout.input_len, board.plan.unwrap_or(0) + layout.policy_len, "the plan ends the input");
+    assert_eq!((board.height, board.width), (7, 7));
+    let net = learned_network().unwrap();
+    let read: Vec<(usize, usize)> = net
+        .graph()
+        .ops()
+        .iter()
+        .filter_map(|op| match op {
+            Op::Input { start, len } | Op::ConcatInput { start, len } => Some((*start, *len)),
+            _ => None,
+        })
+        .collect();
+    let squares = board.height * board.width;
+    let plan = board.plan.expect("a planner's move");
+    let mut expected = board.globals.clone();
+    expected.extend(board.planes.iter().map(|&(start, c)| (start, c * squares)));
+    expected.push((plan + board.policy_before, board.policy_planes * squares));
+    expected.push((plan, board.policy_before));
+    expected.push((plan + board.policy_before + board.policy_planes * squares, board.policy_after));
+    assert_eq!(read, expected);
+}

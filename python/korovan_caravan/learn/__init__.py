@@ -17,11 +17,13 @@
 
 ``nn_forward(weights, inputs)`` runs a weights file through the Rust forward
 pass (the parity test compares it with PyTorch to 1e-4), ``nn_info`` says
-what a file holds, and ``self_play`` plays the training games.
+what a file holds, ``net_layout(game)`` gives the network layout the engine
+defines (input length, heads, board planes; :mod:`.nets` builds its networks
+from it), and ``self_play`` plays the training games.
 """
 
 from __future__ import annotations
 
-from .._korovan_caravan import nn_forward, nn_info, nn_match, self_play
+from .._korovan_caravan import net_layout, nn_forward, nn_info, nn_match, self_play
 
-__all__ = ["nn_forward", "nn_info", "nn_match", "self_play"]
+__all__ = ["net_layout", "nn_forward", "nn_info", "nn_match", "self_play"]

@@ -28,11 +28,15 @@ INPUT, CONCAT_INPUT, TO_HWC, TO_CHW, CONV, DENSE, RELU = 1, 2, 3, 4, 5, 6, 7
 STORE, LOAD, ADD, CONCAT, GLOBAL_AVG_POOL, OUTPUT = 8, 9, 10, 11, 12, 13
 
 
-#: Korovan's network input (the observation tensor) and heads
-#: (docs/encoding-korovan.md).
-KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE = 303, 103, 9
+from .._korovan_caravan import net_layout
+
+_KOROVAN, _CARAVAN = net_layout("korovan"), net_layout("caravan")
+
+#: Korovan's network input (the observation tensor) and heads, as the
+#: engine defines them (``net_layout``; docs/encoding-korovan.md).
+KOROVAN_INPUTS, KOROVAN_POLICY, KOROVAN_VALUE = _KOROVAN["inputs"], _KOROVAN["policy_len"], _KOROVAN["value_len"]
 #: Caravan's heads.
-CARAVAN_POLICY, CARAVAN_VALUE = 790, 4
+CARAVAN_POLICY, CARAVAN_VALUE = _CARAVAN["policy_len"], _CARAVAN["value_len"]
 
 
 @dataclass
@@ -63,34 +67,31 @@ class TowerSpec:
 
 
 def caravan_spec(channels: int = 32, blocks: int = 2, hidden: int = 64) -> TowerSpec:
-    """Caravan's input (docs/encoding-caravan.md): 38 planes of 49 squares,
-    4 × 13 player and 24 global scalars, 12 slot planes, then the planner's
-    move as a one-hot over the 790 compact ids; the policy over the 790
-    compact ids: 9 (end, pick) from the features, 13 × 49 (camel moves from
-    7 sources, good moves from 6 slots, to each square) from the board, 144
-    (steals) from the features; 4 value logits. The planner's move enters
-    the trunk (its 13 planes), the features (its 153 other entries) and
-    every policy head (``TowerSpec.plan``)."""
-    squares, planes, scalars, slot_planes = 49, 38, 4 * 13 + 24, 12
-    plan = planes * squares + scalars + slot_planes * squares
-    before, board = 9, 13 * squares
+    """Caravan's tower over the board layout its engine defines
+    (``net_layout("caravan")["board"]``; docs/encoding-caravan.md): the
+    observation's board planes, the slot planes and the board part of the
+    planner's move (a one-hot over the compact ids) feed the trunk; the
+    scalars and the planner's other entries the features; the policy over
+    the compact ids is its entries before the board (end, pick) from the
+    features, planes over the board (camel and good moves to each square)
+    from the trunk, and the rest (steals) from the features. The planner's
+    move joins every policy head (``TowerSpec.plan``)."""
+    board = _CARAVAN["board"]
     return TowerSpec(
-        inputs=plan + CARAVAN_POLICY,
-        planes=[(0, planes), (planes * squares + scalars, slot_planes), (plan + before, 13)],
-        globals_=[(planes * squares, scalars), (plan, before), (plan + before + board, CARAVAN_POLICY - before - board)],
-        plan=plan,
-        height=7,
-        width=7,
-        policy_before=9,
-        policy_planes=13,
-        policy_after=790 - 9 - 13 * squares,
-        value_len=4,
+        inputs=_CARAVAN["inputs"],
+        planes=[tuple(p) for p in board["planes"]],
+        globals_=[tuple(g) for g in board["globals"]],
+        plan=board["plan"],
+        height=board["height"],
+        width=board["width"],
+        policy_before=board["policy_before"],
+        policy_planes=board["policy_planes"],
+        policy_after=board["policy_after"],
+        value_len=_CARAVAN["value_len"],
         channels=channels,
         blocks=blocks,
         hidden=hidden,
     )
-
-
 
 
 def _conv_bn(cin: int, cout: int) -> nn.Sequential:

@@ -109,6 +109,74 @@ pub trait NetGame: Game {
     fn write_input(&self, seat: usize, out: &mut [f32]) -> bool {
         self.write_observation_tensor(seat, out).is_ok()
     }
+
+    /// Where the network input of `config` holds board planes and where its
+    /// policy head reads the board, for a convolution tower ([`Tower`]);
+    /// `None` (the default) for an engine without a board layout, whose
+    /// networks are dense.
+    fn board_layout(config: &Self::Config) -> Option<BoardLayout> {
+        let _ = config;
+        None
+    }
+
+    /// The network layout of `config`: input length, heads and board
+    /// layout, as a trainer builds its networks from them.
+    fn net_layout(config: &Self::Config) -> NetLayout {
+        NetLayout {
+            game: Self::NAME,
+            input_len: Self::input_len(config),
+            policy_len: Self::POLICY_LEN,
+            value_len: Self::VALUE_LEN,
+            board: Self::board_layout(config),
+        }
+    }
+}
+
+/// What a network of an engine reads and writes ([`NetGame::net_layout`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetLayout {
+    /// The engine ([`Game::NAME`]).
+    pub game: &'static str,
+    /// The length of the network input ([`NetGame::input_len`]).
+    pub input_len: usize,
+    /// The policy head's width ([`NetGame::POLICY_LEN`]).
+    pub policy_len: usize,
+    /// The value head's width ([`NetGame::VALUE_LEN`]).
+    pub value_len: usize,
+    /// The board layout, for engines with one ([`NetGame::board_layout`]).
+    pub board: Option<BoardLayout>,
+}
+
+/// The board part of a network input and of its policy head: what a
+/// [`Tower`] of the engine is built from (its fields of the same names).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardLayout {
+    /// Board rows.
+    pub height: usize,
+    /// Board columns.
+    pub width: usize,
+    /// `(start, channels)` of each range of board planes (CHW) in the input.
+    pub planes: Vec<(usize, usize)>,
+    /// `(start, len)` of each range of global features in the input.
+    pub globals: Vec<(usize, usize)>,
+    /// Policy entries before the board part.
+    pub policy_before: usize,
+    /// Policy planes over the board (CHW).
+    pub policy_planes: usize,
+    /// Policy entries after the board part.
+    pub policy_after: usize,
+    /// The start of a policy-shaped range of the input (a move suggested
+    /// to the network, one-hot over the policy) that every policy head
+    /// reads, if the input has one.
+    pub plan: Option<usize>,
+}
+
+impl BoardLayout {
+    /// The policy's length: `policy_before + policy_planes · height · width
+    /// + policy_after`.
+    pub fn policy_len(&self) -> usize {
+        self.policy_before + self.policy_planes * self.height * self.width + self.policy_after
+    }
 }
 
 /// The network layout of the test game: the policy head is the action id

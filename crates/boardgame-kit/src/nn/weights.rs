@@ -272,6 +272,29 @@ impl Network {
         self.graph.forward(input, &mut scratch.graph, out)
     }
 
+    /// The outputs for `rows` inputs laid end to end in `inputs` (each
+    /// [`obs_len`](Network::obs_len) long): `rows × outputs` values, row
+    /// after row.
+    ///
+    /// # Errors
+    /// [`MlpError::Buffer`] when `inputs` is not `rows` inputs long.
+    pub fn forward_rows(&self, inputs: &[f32], rows: usize) -> Result<Vec<f32>, MlpError> {
+        let (cols, outputs) = (self.obs_len(), self.outputs());
+        if Some(inputs.len()) != rows.checked_mul(cols) {
+            return Err(MlpError::Buffer { what: "inputs", expected: rows.saturating_mul(cols), found: inputs.len() });
+        }
+        let len = rows.checked_mul(outputs);
+        let len = len.ok_or(MlpError::Buffer { what: "outputs", expected: usize::MAX, found: rows })?;
+        let mut scratch = self.scratch();
+        let mut out = vec![0.0f32; len];
+        if cols > 0 {
+            for (row, dst) in inputs.chunks_exact(cols).zip(out.chunks_exact_mut(outputs)) {
+                self.forward(row, &mut scratch, dst)?;
+            }
+        }
+        Ok(out)
+    }
+
     /// Checks that the network is for `game` with these lengths.
     ///
     /// # Errors

@@ -1,14 +1,16 @@
-//! The logic of `korovan_caravan.VectorEnv`: the kit's [`Batch`] behind one
-//! object-safe trait, so that the Python class is written once and each
-//! engine is one line of the crate's `engines!` macro.
+//! The kit's [`Batch`] of any engine behind one object-safe trait
+//! ([`VectorCore`]), with its sizes checked against the memory before
+//! anything is allocated: what `korovan_caravan.VectorEnv` steps.
 
 use boardgame_kit::{ActionBuffer, Batch, BatchError, BatchOut, Game, LegalFormat};
 
-use crate::core::{Bindable, GameCore};
+use crate::games::{GameName, with_game};
+use crate::session::{Bindable, GameCore};
 
 /// Why a batch refused a call: the message, and the game's index when one
 /// game's action was at fault.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct VectorError {
     /// The index of the game whose action was refused, if any.
     pub game: Option<usize>,
@@ -26,7 +28,8 @@ impl<E: std::error::Error + 'static> From<BatchError<E>> for VectorError {
     }
 }
 
-/// A batch of one engine, whatever the engine: what the Python class calls.
+/// A batch of any engine behind one object-safe trait (what
+/// `korovan_caravan.VectorEnv` steps).
 pub trait VectorCore: Send + Sync {
     /// The engine's name.
     fn name(&self) -> &'static str;
@@ -76,12 +79,14 @@ pub struct EngineBatch<G: Game> {
 }
 
 /// Why a batch could not be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BuildError {
     /// A bad argument or configuration, or a size beyond any address space
     /// (Python's `ValueError`).
+    #[error("{0}")]
     Invalid(String),
     /// More memory than the machine can give (Python's `MemoryError`).
+    #[error("{0}")]
     Memory(String),
 }
 
@@ -232,4 +237,28 @@ impl<G: Bindable> VectorCore for EngineBatch<G> {
     fn step(&mut self, actions: &[u32], mut out: BatchOut<'_>) -> Result<(), VectorError> {
         Ok(self.batch.step(actions, &mut out)?)
     }
+}
+
+/// A batch of the engine named `name` ([`Game::NAME`]): `num_envs` games of
+/// the configuration overlay `overlay` with `players` seats, from batch
+/// seed `seed`, stepping on `threads` ([`EngineBatch::new`]).
+///
+/// # Errors
+/// [`BuildError::Invalid`] for an unknown engine; as [`EngineBatch::new`].
+pub fn new_vector(
+    name: &str,
+    players: Option<serde_json::Value>,
+    overlay: &str,
+    num_envs: usize,
+    seed: u64,
+    threads: usize,
+) -> Result<Box<dyn VectorCore>, BuildError> {
+    let Some(game) = GameName::from_engine(name) else {
+        let names: Vec<&str> = GameName::ALL.iter().map(|g| g.engine_name()).collect();
+        return Err(BuildError::Invalid(format!("unknown game `{name}` (games: {})", names.join(", "))));
+    };
+    with_game!(game, G => {
+        let batch = EngineBatch::<G>::new(players, overlay, num_envs, seed, threads)?;
+        Ok(Box::new(batch) as Box<dyn VectorCore>)
+    })
 }
