@@ -277,14 +277,14 @@ impl Network {
     /// after row.
     ///
     /// # Errors
-    /// [`MlpError::Buffer`] when `inputs` is not `rows` inputs long.
-    pub fn forward_rows(&self, inputs: &[f32], rows: usize) -> Result<Vec<f32>, MlpError> {
+    /// [`NetError::Buffer`] when `inputs` is not `rows` inputs long.
+    pub fn forward_rows(&self, inputs: &[f32], rows: usize) -> Result<Vec<f32>, NetError> {
         let (cols, outputs) = (self.obs_len(), self.outputs());
         if Some(inputs.len()) != rows.checked_mul(cols) {
-            return Err(MlpError::Buffer { what: "inputs", expected: rows.saturating_mul(cols), found: inputs.len() });
+            return Err(NetError::Buffer { what: "inputs", expected: rows.saturating_mul(cols), found: inputs.len() });
         }
         let len = rows.checked_mul(outputs);
-        let len = len.ok_or(MlpError::Buffer { what: "outputs", expected: usize::MAX, found: rows })?;
+        let len = len.ok_or(NetError::Buffer { what: "outputs", expected: usize::MAX, found: rows })?;
         let mut scratch = self.scratch();
         let mut out = vec![0.0f32; len];
         if cols > 0 {
