@@ -16,8 +16,11 @@
 //! H0 ("not stronger") once it falls to `ln(β/(1 − α))`, or at the game
 //! cap (undecided). At 2 players the bounds are in Elo (`s = 1 / (1 +
 //! 10^(−elo/400))`); at more, in win share above the fair share `1/n`
-//! (`s = 1/n + d`). The variance is estimated from the observations, so no
-//! decision is taken before [`MIN_OBSERVATIONS`] of them.
+//! (`s = 1/n + d`). The variance is estimated from the observations, shrunk
+//! towards that of a win-or-loss at the hypotheses' middle score `m`
+//! (`m (1 − m)`, halved for a pair) by [`MIN_OBSERVATIONS`]
+//! pseudo-observations, and no decision is taken before
+//! [`MIN_OBSERVATIONS`] observations.
 //!
 //! The result does not depend on the number of threads: observations are
 //! played in batches but read in seed order, and the test stops at the
@@ -203,6 +206,10 @@ fn sprt<G: Engine>(spec: &SprtSpec, on_step: &mut dyn FnMut(&SprtState)) -> Resu
         decision: None,
     };
     let (mut sum, mut sum_sq) = (0.0f64, 0.0f64);
+    // The variance of one observation were it a win or a loss at the
+    // hypotheses' middle score (a pair at 2 players averages two games).
+    let middle = (scores[0] + scores[1]) / 2.0;
+    let prior_var = middle * (1.0 - middle) / games_per as f64;
     let threads = spec.threads.max(1);
     let mut next = spec.seed;
     while state.games + games_per <= spec.max_games {
@@ -222,9 +229,8 @@ fn sprt<G: Engine>(spec: &SprtSpec, on_step: &mut dyn FnMut(&SprtState)) -> Resu
             let count = state.observations as f64;
             state.mean = sum / count;
             if state.observations >= MIN_OBSERVATIONS {
-                let var = (sum_sq / count - state.mean * state.mean).max(1e-6);
-                let [s0, s1] = scores;
-                state.llr = count * (s1 - s0) * (2.0 * state.mean - s0 - s1) / (2.0 * var);
+                let sample = (sum_sq / count - state.mean * state.mean).max(0.0);
+                state.llr = llr(count, state.mean, sample, prior_var, scores);
                 if state.llr >= state.upper {
                     state.decision = Some(Decision::Stronger);
                 } else if state.llr <= state.lower {
@@ -243,6 +249,18 @@ fn sprt<G: Engine>(spec: &SprtSpec, on_step: &mut dyn FnMut(&SprtState)) -> Resu
     }
     state.decision = Some(Decision::Undecided);
     Ok(state)
+}
+
+/// The log-likelihood ratio of H1 (expected score `scores[1]`) over H0
+/// (`scores[0]`) after `count` observations of mean `mean` and sample
+/// variance `sample`: the variance shrunk towards `prior_var` by
+/// [`MIN_OBSERVATIONS`] pseudo-observations, so that a few equal scores
+/// (ten losses in a row) do not read as certainty.
+fn llr(count: f64, mean: f64, sample: f64, prior_var: f64, scores: [f64; 2]) -> f64 {
+    let k0 = MIN_OBSERVATIONS as f64;
+    let var = ((count * sample + k0 * prior_var) / (count + k0)).max(1e-9);
+    let [s0, s1] = scores;
+    count * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
 }
 
 /// The observations of `seeds`, in their order, over `threads` threads.
@@ -275,4 +293,22 @@ where
     out.into_iter()
         .map(|r| r.unwrap_or_else(|| Err(SimError::Runtime("an observation was not played".into()))))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ten_equal_scores_are_no_certainty_and_many_are() {
+        // 7 players, H0 +0 and H1 +0.03 above 1/7: ten losses in a row.
+        let scores = [1.0 / 7.0, 1.0 / 7.0 + 0.03];
+        let m = (scores[0] + scores[1]) / 2.0;
+        let lower = (0.05f64 / 0.95).ln();
+        assert!(llr(10.0, 0.0, 0.0, m * (1.0 - m), scores) > lower, "ten losses decide nothing");
+        assert!(llr(200.0, 0.0, 0.0, m * (1.0 - m), scores) < lower, "two hundred do");
+        // The statistic's sign follows the mean's side of the middle.
+        assert!(llr(100.0, 0.20, 0.1, 0.1, scores) > 0.0);
+        assert!(llr(100.0, 0.10, 0.1, 0.1, scores) < 0.0);
+    }
 }
