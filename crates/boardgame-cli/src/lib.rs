@@ -10,4 +10,5 @@ pub use boardgame_sim::agents;
 pub mod error;
 pub mod games;
 pub mod input;
+pub mod lobby;
 pub mod simulate;

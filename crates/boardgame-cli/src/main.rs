@@ -21,7 +21,7 @@ mod train;
 // The library half (`src/lib.rs`): the engines' adapters, the error, the
 // simulate/merge arguments (the steps are boardgame-sim's, which the Python
 // binding shares).
-use boardgame_cli::{agents, error, games, input, simulate};
+use boardgame_cli::{agents, error, games, input, lobby, simulate};
 
 use std::process::ExitCode;
 
@@ -51,9 +51,15 @@ Examples:
   boardgame train --game caravan --out runs/caravan --quick   the PyTorch trainer (Python); see docs/learning.md
   boardgame balance korovan --players 3..9 --games 2000 --out report   (add --sweep deck.scout=0..8, --worth)";
 
+/// The examples, and the strongest agent of each game by player count (the
+/// committed lobby ladder, docs/bots.md).
+fn after_help() -> String {
+    format!("{EXAMPLES}\n\nThe strongest agents (the lobby's ladder, docs/bots.md):\n{}", lobby::strongest_text())
+}
+
 /// Play, simulate, replay and measure the Korovan and Caravan engines.
 #[derive(Parser, Debug)]
-#[command(name = "boardgame", version, about, long_about = None, propagate_version = true, after_help = EXAMPLES)]
+#[command(name = "boardgame", version, about, long_about = None, propagate_version = true, after_help = after_help())]
 struct Cli {
     #[command(subcommand)]
     command: Command,

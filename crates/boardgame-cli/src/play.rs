@@ -74,6 +74,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
 /// What the terminal says around the game, in one language.
 struct Texts {
     intro: &'static str,
+    strongest: &'static str,
     help: &'static str,
     rules: &'static str,
     your_moves: &'static str,
@@ -100,6 +101,7 @@ struct Texts {
 
 const EN: Texts = Texts {
     intro: "{game} with {players} players, seed {seed}; you are seat {me}.",
+    strongest: "The strongest bot at {players} players: {agent} (play against it with --agents {agent}).",
     help: "Type the number of an action, its words' shorthand or its notation. Commands: `list` shows every \
 move numbered, `view` shows the game again, `rules` shows how to play, `help` shows this, `quit` (or end of input) \
 stops the game. The full rules: docs/rules/{game}.md.",
@@ -128,6 +130,7 @@ stops the game. The full rules: docs/rules/{game}.md.",
 
 const RU: Texts = Texts {
     intro: "{game}: игроков {players}, зерно {seed}; вы — игрок {me}.",
+    strongest: "Сильнейший бот при {players} игроках: {agent} (играть против него: --agents {agent}).",
     help: "Введите номер действия, его краткую запись или нотацию. Команды: `list` — все ходы с номерами, \
 `view` — показать игру снова, `rules` — как играть, `help` — эта справка, `quit` (или конец ввода) — выйти. \
 Полные правила: docs/rules/{game}.md.",
@@ -266,6 +269,11 @@ fn session<G: PlayInput>(args: &PlayArgs, input: &mut impl BufRead, out: &mut im
         if s != me {
             writeln!(out, "  {}: {n}", fill(t.seat, &[("n", &s.to_string())]))?;
         }
+    }
+    let best = GameName::from_cli_name(G::CLI_NAME)
+        .and_then(|g| crate::lobby::strongest(g).into_iter().find(|&(n, _)| n == seats).map(|(_, a)| a));
+    if let Some(agent) = best {
+        writeln!(out, "{}", fill(t.strongest, &[("players", &pn), ("agent", &agent)]))?;
     }
     writeln!(out, "{}", fill(t.help, &[("game", G::CLI_NAME)]))?;
     let say = |state: &G, a: G::Action| -> String {

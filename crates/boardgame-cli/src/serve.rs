@@ -85,6 +85,22 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     for &game in GameName::ALL {
         server = with_game!(game, G => server.game::<G>());
     }
+    // The lobby labels its agents by the committed ladder (docs/bots.md).
+    for &game in GameName::ALL {
+        let ratings: boardgame_server::LobbyRatings = crate::lobby::lobby_labels(game)
+            .into_iter()
+            .map(|(n, list)| {
+                let agents = list
+                    .into_iter()
+                    .map(|(agent, label)| boardgame_server::LobbyAgent { agent, label: label.to_string() })
+                    .collect();
+                (n, agents)
+            })
+            .collect();
+        if !ratings.is_empty() {
+            server = server.lobby(game.engine_name(), ratings).map_err(|e| CliError::Runtime(format!("serve: {e}")))?;
+        }
+    }
     server
         .run(args.addr, |addr| {
             // A closed stdout must not stop the server: write errors are ignored.

@@ -89,3 +89,38 @@ fn help_names_the_ladder_and_the_test() {
     let help = ok(&["--help"]);
     assert!(help.contains("ladder") && help.contains("sprt"), "{help}");
 }
+
+/// The committed lobby ladder (`crates/boardgame-cli/ladder/lobby.json`,
+/// `scripts/lobby-ladder.sh`) rates every agent the lobby offers at every
+/// player count each game allows, so every count of the lobby is labelled.
+#[cfg(feature = "serve")]
+#[test]
+fn the_committed_lobby_ladder_rates_every_lobby_agent_at_every_count() {
+    use boardgame_cli::games::{GameName, build_config, with_game};
+    let ladders = boardgame_cli::lobby::lobby_ladders().expect("the committed ladder reads");
+    let mut lobby: Vec<String> = boardgame_server::LOBBY_AGENTS.iter().map(|a| a.to_string()).collect();
+    lobby.sort();
+    for &game in GameName::ALL {
+        let r = ladders.iter().find(|r| r.engine == game.cli_name()).expect("every game is rated");
+        let counts: Vec<usize> = r.counts.iter().map(|c| c.players).collect();
+        let playable: Vec<usize> =
+            (1..=16).filter(|&n| with_game!(game, G => build_config::<G>(Some(n), None).is_ok())).collect();
+        assert_eq!(counts, playable, "{}: every player count", game.cli_name());
+        let mut agents = r.agents.clone();
+        agents.sort();
+        assert_eq!(agents, lobby, "{}: the lobby's agents", game.cli_name());
+        for c in &r.counts {
+            assert!(c.games > 0, "{} at {}: games were played", game.cli_name(), c.players);
+            let labels = boardgame_sim::ladder::labels(c);
+            assert_eq!(labels.len(), lobby.len());
+            assert_eq!(labels[0].1, "strongest");
+        }
+        let strongest = boardgame_cli::lobby::strongest(game);
+        assert_eq!(strongest.len(), playable.len());
+    }
+    let help = ok(&["--help"]);
+    for &game in GameName::ALL {
+        let (_, best) = &boardgame_cli::lobby::strongest(game)[0];
+        assert!(help.contains(best.as_str()), "--help names {}'s strongest agent {best}", game.cli_name());
+    }
+}
