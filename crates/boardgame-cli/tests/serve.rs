@@ -51,6 +51,15 @@ fn serve_prints_its_address_and_answers() {
     let (status, body) = http(addr, "GET /api/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     assert!(status.contains("200"), "{status}");
     assert!(body.contains("\"korovan\"") && body.contains("\"caravan\""), "{body}");
+    // The lobby's agents are labelled from the committed ladder, at every count.
+    let games: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    for (g, counts) in [(0, 3..=9), (1, 2..=4)] {
+        for n in counts {
+            let rated = games["games"][g]["ratings"][n.to_string()].as_array().expect("ratings at every count");
+            assert_eq!(rated[0]["label"], "strongest", "{n}: {rated:?}");
+            assert_eq!(rated.len(), 7, "every lobby agent at {n} players");
+        }
+    }
     let create = r#"{"game": "caravan", "players": 2}"#;
     let (status, body) = http(
         addr,
