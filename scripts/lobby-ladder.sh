@@ -6,9 +6,9 @@
 # labels the lobby's agents and `play` and `--help` name the strongest
 # (docs/bots.md, "The lobby's labels").
 #
-#   scripts/lobby-ladder.sh            # about 40 minutes on 2 cores
+#   scripts/lobby-ladder.sh            # about 25 minutes on 2 cores
 #
-# Environment: DEALS_KOROVAN (default 30), DEALS_CARAVAN (default 4),
+# Environment: DEALS_KOROVAN (default 30), DEALS_CARAVAN (default 3),
 # THREADS (default 2), BOARDGAME (default: the release binary, built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ if [ -z "${BOARDGAME:-}" ]; then
 fi
 out=$(mktemp -d)
 "$BOARDGAME" ladder korovan -a "$AGENTS" -p 3..9 -n "${DEALS_KOROVAN:-30}" -t "$THREADS" -q --json > "$out/korovan.json"
-"$BOARDGAME" ladder caravan -a "$AGENTS" -p 2..4 -n "${DEALS_CARAVAN:-4}" -t "$THREADS" -q --json > "$out/caravan.json"
+"$BOARDGAME" ladder caravan -a "$AGENTS" -p 2..4 -n "${DEALS_CARAVAN:-3}" -t "$THREADS" -q --json > "$out/caravan.json"
 python3 - "$out/korovan.json" "$out/caravan.json" > crates/boardgame-cli/ladder/lobby.json <<'PY'
 import json, sys
 print(json.dumps([json.load(open(p)) for p in sys.argv[1:]], indent=1))

@@ -477,30 +477,33 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     Some(x)
 }
 
-/// Elo below the strongest agent within which an agent is `hard`
-/// ([`labels`]).
-pub const HARD_WITHIN: f64 = 150.0;
+/// The place between the weakest (0) and the strongest agent (1), by Elo,
+/// from which an agent is `hard` ([`labels`]).
+pub const HARD_FROM: f64 = 0.75;
 
-/// Elo below the strongest agent within which an agent is `medium`
-/// ([`labels`]); further down it is `easy`.
-pub const MEDIUM_WITHIN: f64 = 400.0;
+/// The place from which an agent is `medium` ([`labels`]); below it is
+/// `easy`.
+pub const MEDIUM_FROM: f64 = 0.4;
 
 /// Plain labels of the agents' strength at one player count, strongest
-/// first: the best-rated agent is `strongest`; the others are `hard` within
-/// [`HARD_WITHIN`] Elo of it, `medium` within [`MEDIUM_WITHIN`], `easy`
-/// below.
+/// first: the best-rated agent is `strongest`; the others by their place
+/// `p = (elo − weakest) / (strongest − weakest)` on the span of the
+/// ratings: `hard` from [`HARD_FROM`], `medium` from [`MEDIUM_FROM`],
+/// `easy` below (the weakest is always `easy`).
 pub fn labels(tally: &CountTally) -> Vec<(String, &'static str)> {
     let mut rows = ratings(tally);
     rows.sort_by(|a, b| b.elo.total_cmp(&a.elo));
     let best = rows.first().map_or(0.0, |r| r.elo);
+    let worst = rows.last().map_or(0.0, |r| r.elo);
+    let span = (best - worst).max(f64::MIN_POSITIVE);
     rows.into_iter()
         .enumerate()
         .map(|(i, r)| {
-            let gap = best - r.elo;
+            let place = (r.elo - worst) / span;
             let label = match i {
                 0 => "strongest",
-                _ if gap <= HARD_WITHIN => "hard",
-                _ if gap <= MEDIUM_WITHIN => "medium",
+                _ if place >= HARD_FROM => "hard",
+                _ if place >= MEDIUM_FROM => "medium",
                 _ => "easy",
             };
             (r.agent, label)
@@ -549,7 +552,8 @@ mod tests {
 
     #[test]
     fn lineups_bring_every_two_agents_together_and_seat_each_everywhere() {
-        for (k, n, strides) in [(8, 2, 4), (8, 3, 3), (8, 4, 2), (8, 7, 1), (7, 3, 2), (7, 9, 1), (5, 3, 1), (2, 2, 1)] {
+        for (k, n, strides) in [(8, 2, 4), (8, 3, 3), (8, 4, 2), (8, 7, 1), (7, 3, 2), (7, 9, 1), (5, 3, 1), (2, 2, 1)]
+        {
             let all = lineups(k, n);
             assert_eq!(all.len(), k * strides, "{k} agents at {n} seats");
             if k >= n {
@@ -590,8 +594,9 @@ mod tests {
     }
 
     #[test]
-    fn labels_follow_the_gap_to_the_strongest() {
-        // a beats b 3:1 (≈ +191 Elo over b), b and c level, d loses all.
+    fn labels_follow_the_place_on_the_span_of_the_ratings() {
+        // a beats b and c 3:1, b and c level, d loses all: on the span
+        // from d to a, b and c sit in the upper middle.
         let tally = CountTally {
             players: 2,
             config: Value::Null,
@@ -604,7 +609,14 @@ mod tests {
         };
         let l = labels(&tally);
         assert_eq!(l[0], ("a".to_string(), "strongest"));
-        assert_eq!((l[1].1, l[2].1, l[3].1), ("medium", "medium", "easy"), "{l:?}");
+        assert_eq!(l[3], ("d".to_string(), "easy"), "the weakest: {l:?}");
+        assert_eq!((l[1].1, l[2].1), ("hard", "hard"), "{l:?}");
+        // Without d, b and c are at the bottom of the span: easy.
+        let mut three = tally.clone();
+        three.by_agent.pop();
+        three.points = three.points[..3].iter().map(|row| row[..3].to_vec()).collect();
+        let l = labels(&three);
+        assert_eq!((l[0].1, l[1].1, l[2].1), ("strongest", "easy", "easy"), "{l:?}");
     }
 
     #[test]
