@@ -157,7 +157,11 @@ fn operating_child() {
     let Ok(dir) = std::env::var("BOARDGAME_OPERATING_CHILD") else { return };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
-        let server = build(config(Path::new(&dir))).await.unwrap();
+        let mut c = config(Path::new(&dir));
+        if let Ok(ms) = std::env::var("BOARDGAME_CHECKPOINT_WARNING_MS") {
+            c.checkpoint_warning = Duration::from_millis(ms.parse().unwrap());
+        }
+        let server = build(c).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("PORT {}", listener.local_addr().unwrap().port());
         server.serve(listener, std::future::pending()).await.unwrap();
@@ -175,12 +179,17 @@ impl Drop for Child {
 }
 
 fn spawn_child(dir: &Path) -> (Child, Api) {
+    spawn_child_with(dir, &[], std::process::Stdio::null())
+}
+
+fn spawn_child_with(dir: &Path, env: &[(&str, &str)], stderr: std::process::Stdio) -> (Child, Api) {
     use std::io::BufRead;
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "operating_child", "--ignored", "--nocapture", "--test-threads", "1"])
         .env("BOARDGAME_OPERATING_CHILD", dir)
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let out = child.stdout.take().unwrap();
@@ -630,4 +639,52 @@ async fn a_full_disk_refuses_saves_and_loses_nothing_acknowledged() {
     let e = build(config(&disk.join("new"))).await.err().expect("a database was made on a full disk");
     assert!(e.contains("the disk is full"), "{e}");
     unmount(&disk);
+}
+
+/// Issue 44, bounded WAL: a reader that holds a transaction (a backup, a
+/// forgotten `sqlite3` shell) keeps the WAL from being copied into the
+/// database; past `checkpoint_warning` (a minute by default, 1 ms here)
+/// the server says so, naming the WAL; play goes on meanwhile, and once the
+/// reader ends every action shown is served after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_holding_the_wal_is_warned_about() {
+    use std::io::BufRead;
+    let dir = common::temp_dir("op-reader");
+    let (mut child, api) =
+        spawn_child_with(&dir, &[("BOARDGAME_CHECKPOINT_WARNING_MS", "1")], std::process::Stdio::piped());
+    let t = api.create().await;
+    api.play(&t, 2).await;
+    // A reader's transaction: its snapshot pins the WAL.
+    let reader = rusqlite::Connection::open_with_flags(
+        boardgame_server::database_path(&dir),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    reader.execute_batch("BEGIN").unwrap();
+    let _: i64 = reader.query_row("SELECT count(*) FROM actions", [], |r| r.get(0)).unwrap();
+    let stderr = child.0.stderr.take().unwrap();
+    // The child's stderr, read to its end (a closed pipe would fail its
+    // next line), its warnings sent on.
+    let (tx, warned) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if l.contains("has kept tables.db-wal") {
+                let _ = tx.send(l);
+            }
+        }
+    });
+    // Commits after the reader's snapshot, which the checkpointer cannot copy.
+    let line = loop {
+        if let Ok(line) = warned.try_recv() {
+            break line;
+        }
+        api.play(&t, 1).await;
+    };
+    assert!(line.contains("a reader (a backup, an sqlite3 shell left open)"), "{line}");
+    let shown = vec![(t.clone(), api.shown(&t).await)];
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+    drop(child);
+    serving(config(&dir), async |api| api.check(&shown, true).await).await;
+    let _ = std::fs::remove_dir_all(&dir);
 }
