@@ -688,3 +688,28 @@ async fn a_reader_holding_the_wal_is_warned_about() {
     serving(config(&dir), async |api| api.check(&shown, true).await).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 44, restore: a backup taken with `VACUUM INTO` while the server
+/// ran, put in place after a clean stop (no WAL beside it), starts — its
+/// commit is older than the folder's last, which is logged as a restore —
+/// and serves what the backup holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_restored_after_a_clean_stop_is_served() {
+    let dir = common::temp_dir("op-restore");
+    let backup = dir.with_extension("backup.db");
+    let _ = std::fs::remove_file(&backup);
+    let at_backup = serving(config(&dir), async |api| {
+        let t = api.create().await;
+        api.play(&t, 3).await;
+        let shown = vec![(t.clone(), api.shown(&t).await)];
+        let db = rusqlite::Connection::open(boardgame_server::database_path(&dir)).unwrap();
+        db.execute("VACUUM INTO ?1", [backup.to_str().unwrap()]).unwrap();
+        api.play(&t, 3).await;
+        shown
+    })
+    .await;
+    std::fs::copy(&backup, boardgame_server::database_path(&dir)).unwrap();
+    serving(config(&dir), async |api| api.check(&at_backup, true).await).await;
+    let _ = std::fs::remove_file(&backup);
+    let _ = std::fs::remove_dir_all(&dir);
+}
