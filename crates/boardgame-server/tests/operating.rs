@@ -713,3 +713,25 @@ async fn a_backup_restored_after_a_clean_stop_is_served() {
     let _ = std::fs::remove_file(&backup);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 44, case 6: an existing folder every user may write to (a sticky
+/// `1777`, as `/tmp`) is used as it is, with a warning that says so.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_every_user_can_write_is_warned_about_and_kept() {
+    use std::io::BufRead;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::temp_dir("op-shared");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let (mut child, api) = spawn_child_with(&dir, &[], std::process::Stdio::piped());
+    let t = api.create().await;
+    api.play(&t, 1).await;
+    let stderr = child.0.stderr.take().unwrap();
+    drop(child);
+    let warning = std::io::BufReader::new(stderr).lines().map_while(Result::ok).find(|l| l.starts_with("warning:"));
+    let warning = warning.expect("a warning");
+    assert!(warning.contains("can be written by every user") && warning.contains("1777"), "{warning}");
+    assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o7777, 0o1777, "its mode is kept");
+    let _ = std::fs::remove_dir_all(&dir);
+}
