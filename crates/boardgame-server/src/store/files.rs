@@ -458,7 +458,16 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
                         let _ = fs::remove_file(sibling(dir, suffix));
                     }
                 }
-                let commits = commits.map_err(|why| refused(format!("{why}. {TOGETHER}")))?;
+                let unclean = last.is_some_and(|m| !m.stopped && m.commits > 0);
+                let commits = commits.map_err(|why| match unclean && (!wal_file || found.torn > 0) {
+                    true => refused(format!(
+                        "{why}: the server stopped uncleanly, and without the whole of its WAL (tables.db-wal is {}) \
+                         tables.db cannot be read. Put the WAL back beside it if you have it; else restore a backup. \
+                         {TOGETHER}",
+                        if wal_file { "cut" } else { "missing" }
+                    )),
+                    false => refused(format!("{why}. {TOGETHER}")),
+                })?;
                 start = commits;
                 match last.map(|m| (m.stopped, m.commits)) {
                     Some((false, acked)) if commits < acked => Some(format!(
