@@ -352,10 +352,9 @@ fn checkpointer(conn: Connection, f: Folder, stop: mpsc::Receiver<()>, warn_afte
         if folder(&f).wal_len() == 0 {
             continue;
         }
-        folder(&f).checkpoint(false);
         let done =
             conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok(r.get::<_, i64>(2)? >= r.get::<_, i64>(1)?));
-        folder(&f).checkpoint(true);
+        folder(&f).checkpointed();
         let now = Instant::now();
         match done {
             Ok(true) => stuck = None,

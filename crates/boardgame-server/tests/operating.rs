@@ -106,8 +106,10 @@ impl Api {
         }
     }
 
-    /// What every viewer of `t` (each seat, then the public) is shown now.
+    /// What every viewer of `t` (each seat, then the public) is shown once
+    /// chance has acted (a person is to move, or the game is over).
     async fn shown(&self, t: &Table) -> Vec<Vec<Value>> {
+        self.on_turn(t).await;
         let mut logs = Vec::new();
         for token in t.tokens.iter().map(|t| Some(t.as_str())).chain([None]) {
             let (st, v) = self.view(&t.id, token).await;
@@ -157,7 +159,11 @@ fn operating_child() {
     let Ok(dir) = std::env::var("BOARDGAME_OPERATING_CHILD") else { return };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
-        let server = build(config(Path::new(&dir))).await.unwrap();
+        let mut c = config(Path::new(&dir));
+        if let Ok(ms) = std::env::var("BOARDGAME_CHECKPOINT_WARNING_MS") {
+            c.checkpoint_warning = Duration::from_millis(ms.parse().unwrap());
+        }
+        let server = build(c).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("PORT {}", listener.local_addr().unwrap().port());
         server.serve(listener, std::future::pending()).await.unwrap();
@@ -175,12 +181,17 @@ impl Drop for Child {
 }
 
 fn spawn_child(dir: &Path) -> (Child, Api) {
+    spawn_child_with(dir, &[], std::process::Stdio::null())
+}
+
+fn spawn_child_with(dir: &Path, env: &[(&str, &str)], stderr: std::process::Stdio) -> (Child, Api) {
     use std::io::BufRead;
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "operating_child", "--ignored", "--nocapture", "--test-threads", "1"])
         .env("BOARDGAME_OPERATING_CHILD", dir)
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let out = child.stdout.take().unwrap();
@@ -196,9 +207,19 @@ fn spawn_child(dir: &Path) -> (Child, Api) {
 }
 
 /// Plays three tables on a child server in `dir` and kills it (`kill -9`):
-/// the tables and what each viewer was shown.
+/// the tables and what each viewer was shown. A reader holds a transaction
+/// meanwhile, so that every commit stays in the WAL (the checkpointer
+/// cannot copy past the reader's snapshot).
 async fn played_and_killed(dir: &Path, actions: usize) -> Vec<(Table, Vec<Vec<Value>>)> {
     let (child, api) = spawn_child(dir);
+    let reader = rusqlite::Connection::open_with_flags(
+        boardgame_server::database_path(dir),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    reader.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true).unwrap();
+    reader.execute_batch("BEGIN").unwrap();
+    let _: i64 = reader.query_row("SELECT count(*) FROM tables", [], |r| r.get(0)).unwrap();
     let mut tables = Vec::new();
     for _ in 0..3 {
         tables.push(api.create().await);
@@ -212,6 +233,7 @@ async fn played_and_killed(dir: &Path, actions: usize) -> Vec<(Table, Vec<Vec<Va
         shown.push((t, logs));
     }
     drop(child);
+    drop(reader);
     assert!(std::fs::metadata(wal(dir)).unwrap().len() > 32, "the commits are in the WAL");
     shown
 }
@@ -268,17 +290,20 @@ async fn a_cut_flipped_or_deleted_wal_is_refused_then_recovered_on_request() {
     let wal_bytes = bytes(&wal(&killed)).unwrap();
     let page = 4096 + 24;
     assert!(wal_bytes.len() > 32 + 8 * page, "{} bytes of WAL", wal_bytes.len());
+    let half = 32 + (wal_bytes.len() - 32) / page / 2 * page;
     let damages: Vec<(&str, Option<Vec<u8>>, &str)> = vec![
-        ("cut mid-frame", Some(wal_bytes[..32 + 3 * page + 1000].to_vec()), "acknowledged commits are lost"),
-        ("cut at a frame", Some(wal_bytes[..32 + 2 * page].to_vec()), "acknowledged commits are lost"),
+        // Cut in the WAL's second half: its frames were written after the
+        // reader's snapshot, so none was copied into tables.db yet.
+        ("cut mid-frame", Some(wal_bytes[..half + 1000].to_vec()), "acknowledged commits are lost"),
+        ("cut at a frame", Some(wal_bytes[..half].to_vec()), "acknowledged commits are lost"),
         (
             "a flipped byte",
             Some({
                 let mut b = wal_bytes.clone();
-                b[32 + 24 + 100] ^= 0x10;
+                b[half + 24 + 100] ^= 0x10;
                 b
             }),
-            "frame 1 does not match its checksum",
+            "does not match its checksum, and",
         ),
         ("deleted", None, "the WAL, tables.db-wal, is missing"),
     ];
@@ -290,12 +315,27 @@ async fn a_cut_flipped_or_deleted_wal_is_refused_then_recovered_on_request() {
             None => std::fs::remove_file(wal(&dir)).unwrap(),
         }
         let db_before = bytes(&dir.join("tables.db"));
+        // Killed during a checkpoint, tables.db alone is half-copied: without
+        // its WAL it cannot be read at all, and the refusal says so.
+        let half_copied = "without the whole of its WAL (tables.db-wal is missing) tables.db cannot be read";
+        let mut unreadable = false;
         for attempt in 0..2 {
             let e = build(config(&dir)).await.err().unwrap_or_else(|| panic!("{what}: the server started"));
+            unreadable = damaged.is_none() && e.contains(half_copied);
+            if unreadable {
+                assert_eq!(bytes(&dir.join("tables.db")), db_before, "{what} {attempt}: tables.db was changed");
+                assert!(!wal(&dir).exists(), "{what} {attempt}: a WAL was made");
+                continue;
+            }
             assert!(e.contains(found), "{what}: {e}");
             assert!(e.contains("--recover-from-last-intact-commit") && e.contains("copied, untouched"), "{what}: {e}");
             assert_eq!(bytes(&dir.join("tables.db")), db_before, "{what} {attempt}: tables.db was changed");
             assert_eq!(bytes(&wal(&dir)), damaged, "{what} {attempt}: the WAL was changed");
+        }
+        if unreadable {
+            println!("{what}: killed during a checkpoint; tables.db cannot be read without its WAL (refused)");
+            let _ = std::fs::remove_dir_all(&dir);
+            continue;
         }
         let aside: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap()
@@ -405,13 +445,27 @@ async fn a_wal_beside_a_database_it_does_not_continue_is_refused() {
     // An older copy of b's database: from before its last two runs.
     serving(config(&b), async |api| api.play(&api.create().await, 2).await).await;
     let old = bytes(&b.join("tables.db")).unwrap();
-    serving(config(&b), async |api| api.play(&api.create().await, 30).await).await;
+    // Twenty tables later, the file is larger (the store only grows).
+    serving(config(&b), async |api| {
+        for _ in 0..20 {
+            api.play(&api.create().await, 10).await;
+        }
+    })
+    .await;
+    assert!(std::fs::metadata(b.join("tables.db")).unwrap().len() > old.len() as u64);
     let tables_a = played_and_killed(&a, 6).await;
     let tables_b = played_and_killed(&b, 6).await;
     let copy = common::temp_dir("op-foreign-copy");
+    // An older tables.db is seen by its size, noted after each checkpoint
+    // (the store only grows).
     for (what, wal_from, db_bytes, found) in [
-        ("a's WAL beside b's database", &a, None, "is not the WAL this server wrote beside tables.db"),
-        ("an older tables.db beside its WAL", &b, Some(old), "changed after the server's last checkpoint"),
+        ("a's WAL beside b's database", &a, None, &["is not the WAL this server wrote beside tables.db"][..]),
+        (
+            "an older tables.db beside its WAL",
+            &b,
+            Some(old),
+            &["is smaller than it was after the server's last checkpoint"][..],
+        ),
     ] {
         copy_folder(&b, &copy);
         std::fs::copy(wal(wal_from), wal(&copy)).unwrap();
@@ -420,7 +474,7 @@ async fn a_wal_beside_a_database_it_does_not_continue_is_refused() {
         }
         let (db_before, wal_before) = (bytes(&copy.join("tables.db")), bytes(&wal(&copy)));
         let e = build(config(&copy)).await.err().unwrap_or_else(|| panic!("{what}: the server started"));
-        assert!(e.contains(found), "{what}: {e}");
+        assert!(found.iter().any(|f| e.contains(f)), "{what}: {e}");
         assert_eq!(bytes(&copy.join("tables.db")), db_before, "{what}: tables.db was changed");
         assert_eq!(bytes(&wal(&copy)), wal_before, "{what}: the WAL was changed");
     }
@@ -630,4 +684,99 @@ async fn a_full_disk_refuses_saves_and_loses_nothing_acknowledged() {
     let e = build(config(&disk.join("new"))).await.err().expect("a database was made on a full disk");
     assert!(e.contains("the disk is full"), "{e}");
     unmount(&disk);
+}
+
+/// Issue 44, bounded WAL: a reader that holds a transaction (a backup, a
+/// forgotten `sqlite3` shell) keeps the WAL from being copied into the
+/// database; past `checkpoint_warning` (a minute by default, 1 ms here)
+/// the server says so, naming the WAL; play goes on meanwhile, and once the
+/// reader ends every action shown is served after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_holding_the_wal_is_warned_about() {
+    use std::io::BufRead;
+    let dir = common::temp_dir("op-reader");
+    let (mut child, api) =
+        spawn_child_with(&dir, &[("BOARDGAME_CHECKPOINT_WARNING_MS", "1")], std::process::Stdio::piped());
+    let t = api.create().await;
+    api.play(&t, 2).await;
+    // A reader's transaction: its snapshot pins the WAL.
+    let reader = rusqlite::Connection::open_with_flags(
+        boardgame_server::database_path(&dir),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    reader.execute_batch("BEGIN").unwrap();
+    let _: i64 = reader.query_row("SELECT count(*) FROM actions", [], |r| r.get(0)).unwrap();
+    let stderr = child.0.stderr.take().unwrap();
+    // The child's stderr, read to its end (a closed pipe would fail its
+    // next line), its warnings sent on.
+    let (tx, warned) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if l.contains("has kept tables.db-wal") {
+                let _ = tx.send(l);
+            }
+        }
+    });
+    // Commits after the reader's snapshot, which the checkpointer cannot copy.
+    let line = loop {
+        if let Ok(line) = warned.try_recv() {
+            break line;
+        }
+        api.play(&t, 1).await;
+    };
+    assert!(line.contains("a reader (a backup, an sqlite3 shell left open)"), "{line}");
+    let shown = vec![(t.clone(), api.shown(&t).await)];
+    reader.execute_batch("COMMIT").unwrap();
+    drop(reader);
+    drop(child);
+    serving(config(&dir), async |api| api.check(&shown, true).await).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 44, restore: a backup taken with `VACUUM INTO` while the server
+/// ran, put in place after a clean stop (no WAL beside it), starts — its
+/// commit is older than the folder's last, which is logged as a restore —
+/// and serves what the backup holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_restored_after_a_clean_stop_is_served() {
+    let dir = common::temp_dir("op-restore");
+    let backup = dir.with_extension("backup.db");
+    let _ = std::fs::remove_file(&backup);
+    let at_backup = serving(config(&dir), async |api| {
+        let t = api.create().await;
+        api.play(&t, 3).await;
+        let shown = vec![(t.clone(), api.shown(&t).await)];
+        let db = rusqlite::Connection::open(boardgame_server::database_path(&dir)).unwrap();
+        db.execute("VACUUM INTO ?1", [backup.to_str().unwrap()]).unwrap();
+        api.play(&t, 3).await;
+        shown
+    })
+    .await;
+    std::fs::copy(&backup, boardgame_server::database_path(&dir)).unwrap();
+    serving(config(&dir), async |api| api.check(&at_backup, true).await).await;
+    let _ = std::fs::remove_file(&backup);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 44, case 6: an existing folder every user may write to (a sticky
+/// `1777`, as `/tmp`) is used as it is, with a warning that says so.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_every_user_can_write_is_warned_about_and_kept() {
+    use std::io::BufRead;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::temp_dir("op-shared");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let (mut child, api) = spawn_child_with(&dir, &[], std::process::Stdio::piped());
+    let t = api.create().await;
+    api.play(&t, 1).await;
+    let stderr = child.0.stderr.take().unwrap();
+    drop(child);
+    let warning = std::io::BufReader::new(stderr).lines().map_while(Result::ok).find(|l| l.starts_with("warning:"));
+    let warning = warning.expect("a warning");
+    assert!(warning.contains("can be written by every user") && warning.contains("1777"), "{warning}");
+    assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o7777, 0o1777, "its mode is kept");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -115,6 +115,14 @@ async fn a_damaged_database_is_refused_and_left_untouched() {
         s.create(json!({ "game": "korovan", "seats": ["human", "human", "human"] })).await;
     }
     s.stop().await;
+    // The tables' tasks end after the server: the database is closed once
+    // the lock file says so (docs/serve.md, "A lost WAL is seen").
+    for _ in 0..12_000 {
+        if std::fs::read_to_string(dir.join("tables.db.lock")).is_ok_and(|l| l.starts_with("stopped")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     // Everything into the database file (the WAL emptied), then the server
     // sees a copy of that file alone, damaged.
     db(&dir).query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)).unwrap();

@@ -108,15 +108,15 @@ pub(crate) struct Mark {
     commits: i64,
     /// The WAL's salts after that commit.
     salts: Option<(u32, u32)>,
-    /// The database file (inode, size, modification time in ns) after the
-    /// last checkpoint; `None` while one runs.
-    db: Option<(u64, u64, i128)>,
+    /// The database file's size after the last checkpoint (a checkpoint
+    /// only makes it larger).
+    db: Option<u64>,
 }
 
 impl Mark {
     fn line(&self) -> String {
         let salts = self.salts.map_or("-".into(), |(a, b)| format!("{a:08x}{b:08x}"));
-        let db = self.db.map_or("-".into(), |(i, s, m)| format!("{i}:{s}:{m}"));
+        let db = self.db.map_or("-".into(), |size| size.to_string());
         let state = if self.stopped { "stopped" } else { "running" };
         format!("{state} {} {salts} {db}\n", self.commits)
     }
@@ -129,23 +129,15 @@ impl Mark {
             let n = u64::from_str_radix(s, 16).ok()?;
             Some((u32::try_from(n >> 32).ok()?, u32::try_from(n & 0xffff_ffff).ok()?))
         });
-        let db = w.next().and_then(|d| {
-            let mut p = d.split(':');
-            Some((p.next()?.parse().ok()?, p.next()?.parse().ok()?, p.next()?.parse().ok()?))
-        });
+        let db = w.next().and_then(|d| d.parse().ok());
         Some(Mark { stopped, commits, salts, db })
     }
 }
 
-/// The database file's identity: inode, size, modification time.
-fn identity(path: &Path) -> Option<(u64, u64, i128)> {
-    let m = fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(&m);
-    #[cfg(not(unix))]
-    let inode = 0;
-    let modified = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
-    Some((inode, m.len(), i128::try_from(modified).ok()?))
+/// The database file's size: a store that only grows, put back older,
+/// is smaller (a copy of the same file, moved or copied, is the same).
+fn identity(path: &Path) -> Option<u64> {
+    fs::metadata(path).ok().map(|m| m.len())
 }
 
 /// The WAL's salts, from its header.
@@ -183,9 +175,9 @@ impl Folder {
         self.write();
     }
 
-    /// Notes a checkpoint starting (`false`) or done (`true`).
-    pub(crate) fn checkpoint(&mut self, done: bool) {
-        self.mark.db = if done { identity(&db_path(&self.dir)) } else { None };
+    /// Notes a checkpoint done.
+    pub(crate) fn checkpointed(&mut self) {
+        self.mark.db = identity(&db_path(&self.dir));
         self.write();
     }
 
@@ -443,9 +435,12 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
                     wal_path.display()
                 ))
             }
-            (None, Some(Mark { db: Some(id), .. })) if found.commits > 0 && identity(&path) != Some(id) => {
+            (None, Some(Mark { db: Some(id), .. }))
+                if found.commits > 0 && identity(&path).is_some_and(|size| size < id) =>
+            {
                 Some(format!(
-                    "{} changed after the server's last checkpoint (restored or copied over?), so {} does not continue it",
+                    "{} is smaller than it was after the server's last checkpoint (an older copy put back?), so {} does \
+                 not continue it",
                     path.display(),
                     wal_path.display()
                 ))
@@ -463,7 +458,16 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
                         let _ = fs::remove_file(sibling(dir, suffix));
                     }
                 }
-                let commits = commits.map_err(|why| refused(format!("{why}. {TOGETHER}")))?;
+                let unclean = last.is_some_and(|m| !m.stopped && m.commits > 0);
+                let commits = commits.map_err(|why| match unclean && (!wal_file || found.torn > 0) {
+                    true => refused(format!(
+                        "{why}: the server stopped uncleanly, and without the whole of its WAL (tables.db-wal is {}) \
+                         tables.db cannot be read. Put the WAL back beside it if you have it; else restore a backup. \
+                         {TOGETHER}",
+                        if wal_file { "cut" } else { "missing" }
+                    )),
+                    false => refused(format!("{why}. {TOGETHER}")),
+                })?;
                 start = commits;
                 match last.map(|m| (m.stopped, m.commits)) {
                     Some((false, acked)) if commits < acked => Some(format!(
@@ -527,7 +531,7 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
     }
     lock.set_len(0).map_err(|source| StoreError::Io { path: sibling(dir, ".lock"), source })?;
     let mut folder = Folder { lock, dir: dir.to_path_buf(), mark: Mark::default() };
-    folder.checkpoint(true);
+    folder.checkpointed();
     folder.note(start, false);
     Ok((conn, folder))
 }
