@@ -128,8 +128,7 @@ pub use bots::{
 pub use digest::Fnv1a;
 pub use driver::{
     AGENT_STREAM_BASE, CHANCE_STREAM, Driver, PlayError, PlayedGame, SeatStreams, decision_positions, play_boxed,
-    play_from,
-    play_game,
+    play_from, play_game,
 };
 pub use game::{
     ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, SeatsIter, Turn, Viewer,
