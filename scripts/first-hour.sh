@@ -139,22 +139,17 @@ known=$("$BOARDGAME_BIN" simulate caravan --players 2 --games 1 --agents no-such
 known=$(printf '%s\n' "$known" | grep -o 'known: [^(]*' | sed 's/known: //' | tr -d ' ' | tr ',' ' ')
 [ -n "$known" ] || { echo "boardgame lists no agents in its error for an unknown one" >&2; exit 1; }
 # A paragraph of a doc that lists the agents (it names `ismcts:N` and
-# `flatmc-h:N`) names them all. docs/serve.md belongs to work under way
-# apart (the store's rewrite): its list is reported, not failed, until that
-# work lands.
+# `flatmc-h:N`) names them all.
 KNOWN="$known" python3 - README.md docs/*.md python/README.md crates/*/README.md src/README.md <<'PY'
 import os, re, sys
 known = os.environ["KNOWN"].split()
-reported = {"docs/serve.md"}
 failed = False
 for path in sys.argv[1:]:
     for para in re.split(r"\n\s*\n", open(path, encoding="utf-8").read()):
         if "`ismcts:N`" not in para or "`flatmc-h:N`" not in para:
             continue
         missing = [a for a in known if f"`{a}`" not in para]
-        if missing and path in reported:
-            print(f"note: {path}'s list of agents lacks {', '.join(missing)} (left to the work under way there)")
-        elif missing:
+        if missing:
             print(f"{path} lists the agents without {', '.join(missing)}:\n{para}", file=sys.stderr)
             failed = True
 sys.exit(1 if failed else 0)
