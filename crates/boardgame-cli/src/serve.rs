@@ -35,6 +35,11 @@ pub struct ServeArgs {
     /// they were copied aside first (docs/serve.md, "Operating it").
     #[arg(long, conflicts_with = "memory")]
     recover_from_last_intact_commit: bool,
+    /// Print the record of table ID from the data folder (JSON, up to its
+    /// last verified step: how a table set aside is exported) and exit
+    /// without serving. It writes nothing and may run beside a server.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["memory", "purge_expired", "recover_from_last_intact_commit"])]
+    export_table: Option<String>,
     /// The most tables alive at once (1 to 1000000).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_tables: u64,
@@ -61,6 +66,13 @@ const MINUTES_PER_YEAR: u64 = 365 * 24 * 60;
 /// cannot be read or its database is damaged (refused, left untouched).
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let data = (!args.memory).then(|| std::path::absolute(&args.data).unwrap_or_else(|_| args.data.clone()));
+    if let (Some(id), Some(dir)) = (&args.export_table, &data) {
+        let record = boardgame_server::export_table(dir, id).map_err(|e| CliError::Runtime(format!("serve: {e}")))?;
+        let text = serde_json::to_string_pretty(&record).map_err(|e| CliError::Runtime(e.to_string()))?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}")?;
+        return Ok(());
+    }
     if args.purge_expired
         && let Some(dir) = &data
     {

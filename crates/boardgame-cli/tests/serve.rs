@@ -155,6 +155,22 @@ fn serve_keeps_tables_in_the_working_directory_by_default() {
         http(&addr, &format!("GET /api/tables/{id}/view HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
     assert!(status.contains("200"), "the table survived the restart: {status} {body}");
     drop(child);
+    // --export-table prints a table's record, read-only, and serves nothing.
+    let export = |id: &str| {
+        Command::new(env!("CARGO_BIN_EXE_boardgame"))
+            .args(["serve", "--export-table", id])
+            .current_dir(&cwd)
+            .output()
+            .unwrap()
+    };
+    let o = export(&id);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the record is JSON");
+    assert_eq!(record["engine"], "caravan", "{record}");
+    assert!(record["actions"].as_array().is_some_and(|a| !a.is_empty()), "{record}");
+    let o = export("0000000000000000");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!String::from_utf8_lossy(&o.stderr).is_empty());
     // --purge-expired purges before serving (nothing has expired here).
     let mut child = Command::new(env!("CARGO_BIN_EXE_boardgame"))
         .args(["serve", "--addr", "127.0.0.1:0", "--purge-expired"])
