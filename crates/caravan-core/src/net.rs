@@ -156,26 +156,9 @@ impl Bots for Caravan {
         Some(network().and_then(|net| Self::learned_search_with(net, budget)))
     }
 
-    /// The network `net` (read from a weights file) at `temperature`, as
-    /// the committed one plays.
-    fn learned_agent_from(
-        net: std::sync::Arc<boardgame_kit::nn::Network>,
-        temperature: f32,
-    ) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
-        Some(
-            boardgame_kit::nn::LearnedAgent::<Caravan>::new(net, temperature)
-                .map(|a| Box::new(a) as Box<dyn Agent<Self>>),
-        )
-    }
-
-    /// The search of `learned-ismcts:N` over `net` (read from a weights
-    /// file) ([`Bots::learned_search_with`]).
-    fn learned_search_agent_from(
-        net: std::sync::Arc<boardgame_kit::nn::Network>,
-        budget: Budget,
-    ) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
-        Some(Self::learned_search_with(net, budget))
-    }
+    // `learned@FILE` and `learned-ismcts:N@FILE`: a file's network played
+    // as the committed one is.
+    boardgame_kit::nn_agents_from_files!();
 
     /// The search of `learned-ismcts:N` over `net`: the tuned search of
     /// `ismcts-h` ([`tuned_ismcts`]: the heuristic as prior and rollout
