@@ -110,6 +110,41 @@ pub trait Bots: Game {
 
 impl Bots for crate::testgame::HiddenNim {}
 
+/// The two [`Bots`](crate::Bots) methods that play a network of the
+/// engine's layout read from a file (`learned@FILE`, `learned:T@FILE`,
+/// `learned-ismcts:N@FILE`), for an engine that implements [`NetGame`](crate::nn::NetGame):
+/// [`Bots::learned_agent_from`](crate::Bots::learned_agent_from) as a
+/// [`LearnedAgent`](crate::nn::LearnedAgent), and
+/// [`Bots::learned_search_agent_from`](crate::Bots::learned_search_agent_from)
+/// as the engine's own
+/// [`Bots::learned_search_with`](crate::Bots::learned_search_with). Invoke it
+/// inside the engine's `impl Bots`.
+#[macro_export]
+macro_rules! nn_agents_from_files {
+    () => {
+        fn learned_agent_from(
+            net: ::std::sync::Arc<$crate::nn::Network>,
+            temperature: f32,
+        ) -> ::std::option::Option<
+            ::std::result::Result<::std::boxed::Box<dyn $crate::Agent<Self>>, $crate::nn::WeightsError>,
+        > {
+            ::std::option::Option::Some(
+                $crate::nn::LearnedAgent::<Self>::new(net, temperature)
+                    .map(|a| ::std::boxed::Box::new(a) as ::std::boxed::Box<dyn $crate::Agent<Self>>),
+            )
+        }
+
+        fn learned_search_agent_from(
+            net: ::std::sync::Arc<$crate::nn::Network>,
+            budget: $crate::Budget,
+        ) -> ::std::option::Option<
+            ::std::result::Result<::std::boxed::Box<dyn $crate::Agent<Self>>, $crate::nn::WeightsError>,
+        > {
+            ::std::option::Option::Some(<Self as $crate::Bots>::learned_search_with(net, budget))
+        }
+    };
+}
+
 /// Rollout depth of `flatmc-h:N` ([`Bots::heuristic_flat_agent`]), in
 /// actions: the depth of Caravan's tuned search.
 pub const HEURISTIC_FLAT_DEPTH: usize = 20;

@@ -214,41 +214,6 @@ pub fn read_network<G: NetGame>(bytes: &[u8], config: &G::Config) -> Result<Arc<
     Ok(Arc::new(net))
 }
 
-/// The two [`Bots`](crate::Bots) methods that play a network of the
-/// engine's layout read from a file (`learned@FILE`, `learned:T@FILE`,
-/// `learned-ismcts:N@FILE`), for an engine that implements [`NetGame`]:
-/// [`Bots::learned_agent_from`](crate::Bots::learned_agent_from) as a
-/// [`LearnedAgent`], and
-/// [`Bots::learned_search_agent_from`](crate::Bots::learned_search_agent_from)
-/// as the engine's own
-/// [`Bots::learned_search_with`](crate::Bots::learned_search_with). Invoke it
-/// inside the engine's `impl Bots`.
-#[macro_export]
-macro_rules! nn_agents_from_files {
-    () => {
-        fn learned_agent_from(
-            net: ::std::sync::Arc<$crate::nn::Network>,
-            temperature: f32,
-        ) -> ::std::option::Option<
-            ::std::result::Result<::std::boxed::Box<dyn $crate::Agent<Self>>, $crate::nn::WeightsError>,
-        > {
-            ::std::option::Option::Some(
-                $crate::nn::LearnedAgent::<Self>::new(net, temperature)
-                    .map(|a| ::std::boxed::Box::new(a) as ::std::boxed::Box<dyn $crate::Agent<Self>>),
-            )
-        }
-
-        fn learned_search_agent_from(
-            net: ::std::sync::Arc<$crate::nn::Network>,
-            budget: $crate::Budget,
-        ) -> ::std::option::Option<
-            ::std::result::Result<::std::boxed::Box<dyn $crate::Agent<Self>>, $crate::nn::WeightsError>,
-        > {
-            ::std::option::Option::Some(<Self as $crate::Bots>::learned_search_with(net, budget))
-        }
-    };
-}
-
 /// The buffers of one forward pass over a game's state.
 #[derive(Debug)]
 struct Eval {
