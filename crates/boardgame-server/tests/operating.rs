@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use boardgame_server::{Server, ServerConfig};
+use common::ChildServer;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -163,47 +164,17 @@ fn operating_child() {
         if let Ok(ms) = std::env::var("BOARDGAME_CHECKPOINT_WARNING_MS") {
             c.checkpoint_warning = Duration::from_millis(ms.parse().unwrap());
         }
-        let server = build(c).await.unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        println!("PORT {}", listener.local_addr().unwrap().port());
-        server.serve(listener, std::future::pending()).await.unwrap();
+        common::serve_in_child(build(c).await.unwrap()).await;
     });
 }
 
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    /// `kill -9`.
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn spawn_child(dir: &Path) -> (Child, Api) {
+fn spawn_child(dir: &Path) -> (ChildServer, Api) {
     spawn_child_with(dir, &[], std::process::Stdio::null())
 }
 
-fn spawn_child_with(dir: &Path, env: &[(&str, &str)], stderr: std::process::Stdio) -> (Child, Api) {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "operating_child", "--ignored", "--nocapture", "--test-threads", "1"])
-        .env("BOARDGAME_OPERATING_CHILD", dir)
-        .envs(env.iter().copied())
-        .stdout(std::process::Stdio::piped())
-        .stderr(stderr)
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let child = Child(child);
-    let mut lines = std::io::BufReader::new(out).lines();
-    let port = loop {
-        let line = lines.next().expect("the child prints its port").unwrap();
-        if let Some((_, p)) = line.split_once("PORT ") {
-            break p.trim().to_string();
-        }
-    };
-    (child, Api::new(format!("http://127.0.0.1:{port}")))
+fn spawn_child_with(dir: &Path, env: &[(&str, &str)], stderr: std::process::Stdio) -> (ChildServer, Api) {
+    let (child, base) = common::spawn_child_server("operating_child", "BOARDGAME_OPERATING_CHILD", dir, env, stderr);
+    (child, Api::new(base))
 }
 
 /// Plays three tables on a child server in `dir` and kills it (`kill -9`):

@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use boardgame_server::ServerConfig;
-use common::{my_turn, over, token};
+use common::{ChildServer, my_turn, over, token};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -154,41 +154,12 @@ fn kill_nine_child() {
             .build()
             .await
             .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        println!("PORT {}", listener.local_addr().unwrap().port());
-        server.serve(listener, std::future::pending()).await.unwrap();
+        common::serve_in_child(server).await;
     });
 }
 
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn spawn_child(dir: &std::path::Path) -> (Child, String) {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "kill_nine_child", "--ignored", "--nocapture", "--test-threads", "1"])
-        .env("BOARDGAME_KILL_CHILD", dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let child = Child(child);
-    let mut lines = std::io::BufReader::new(out).lines();
-    let port = loop {
-        let line = lines.next().expect("the child prints its port").unwrap();
-        // The harness may print "test kill_nine_child ... " on the same line.
-        if let Some((_, p)) = line.split_once("PORT ") {
-            break p.trim().to_string();
-        }
-    };
-    (child, format!("http://127.0.0.1:{port}"))
+fn spawn_child(dir: &std::path::Path) -> (ChildServer, String) {
+    common::spawn_child_server("kill_nine_child", "BOARDGAME_KILL_CHILD", dir, &[], std::process::Stdio::null())
 }
 
 /// What a table showed and acknowledged before a kill.

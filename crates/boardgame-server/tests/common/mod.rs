@@ -170,3 +170,55 @@ pub fn caravan_record(max_turns: u32, seed: u64) -> Value {
     }
     serde_json::to_value(d.record().unwrap()).unwrap()
 }
+
+/// A server in a child process, killed (`kill -9`) when dropped.
+pub struct ChildServer(pub std::process::Child);
+
+impl Drop for ChildServer {
+    /// `kill -9`.
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts this test binary again as a server process: it runs the ignored
+/// test `child_test` with `var=dir` and `env` set (that test serves `dir`,
+/// [`serve_in_child`]); returns the child and its base URL, read from the
+/// `PORT n` line it prints.
+pub fn spawn_child_server(
+    child_test: &str,
+    var: &str,
+    dir: &std::path::Path,
+    env: &[(&str, &str)],
+    stderr: std::process::Stdio,
+) -> (ChildServer, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", child_test, "--ignored", "--nocapture", "--test-threads", "1"])
+        .env(var, dir)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let child = ChildServer(child);
+    let mut lines = std::io::BufReader::new(out).lines();
+    let port = loop {
+        let line = lines.next().expect("the child prints its port").unwrap();
+        // The harness may print "test <name> ... " on the same line.
+        if let Some((_, p)) = line.split_once("PORT ") {
+            break p.trim().to_string();
+        }
+    };
+    (child, format!("http://127.0.0.1:{port}"))
+}
+
+/// The child's side of [`spawn_child_server`]: serves `server` on a free
+/// port of 127.0.0.1, prints `PORT n`, and runs until it is killed.
+pub async fn serve_in_child(server: Server) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    println!("PORT {}", listener.local_addr().unwrap().port());
+    server.serve(listener, std::future::pending()).await.unwrap();
+}
