@@ -66,6 +66,17 @@ pub struct EntrantStats {
 /// among any number of seats is a whole number of units.
 pub const SHARE_UNIT: u64 = 720_720;
 
+/// The win share of `seat` in a game that ended with `outcome`, in units of
+/// [`SHARE_UNIT`]: `SHARE_UNIT` for a sole win, `SHARE_UNIT / k` for a draw
+/// among `k` seats, 0 otherwise (and for a game not over).
+pub fn share_units(outcome: Option<crate::Outcome>, seat: usize) -> u64 {
+    match outcome {
+        Some(crate::Outcome::Winner(w)) if w == seat => SHARE_UNIT,
+        Some(crate::Outcome::Draw(s)) if s.contains(seat) => SHARE_UNIT / s.len().max(1) as u64,
+        _ => 0,
+    }
+}
+
 impl EntrantStats {
     /// Counts one finished game in which this entrant played `seat` and
     /// scored `score`.
@@ -73,16 +84,11 @@ impl EntrantStats {
         self.games += 1;
         self.score_sum += i64::from(score);
         match outcome {
-            Some(crate::Outcome::Winner(w)) if w == seat => {
-                self.wins += 1;
-                self.share_units += SHARE_UNIT;
-            }
-            Some(crate::Outcome::Draw(s)) if s.contains(seat) => {
-                self.draws += 1;
-                self.share_units += SHARE_UNIT / s.len().max(1) as u64;
-            }
+            Some(crate::Outcome::Winner(w)) if w == seat => self.wins += 1,
+            Some(crate::Outcome::Draw(s)) if s.contains(seat) => self.draws += 1,
             _ => {}
         }
+        self.share_units += share_units(outcome, seat);
     }
 
     /// Adds another tally of the same entrant. Sums saturate rather than

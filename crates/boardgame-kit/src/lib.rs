@@ -118,7 +118,8 @@ mod words;
 
 pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
 pub use arena::{
-    AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, wilson_interval, wilson_interval_at,
+    AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, share_units, wilson_interval,
+    wilson_interval_at,
 };
 pub use batch::{Batch, BatchBuffers, BatchError, BatchOut, LegalFormat, SlotSeeds};
 pub use bots::{

@@ -10,10 +10,11 @@
 use std::ops::Range;
 use std::sync::Mutex;
 
-use boardgame_kit::{Agent, Arena, Driver, Entrant, Game, Outcome, SHARE_UNIT, Turn};
+use boardgame_kit::{Agent, Arena, Driver, Entrant, Game, SHARE_UNIT, Turn};
 use serde::{Deserialize, Serialize};
 
 use crate::LabError;
+pub use boardgame_kit::share_units;
 pub use boardgame_sim::games::Treatment;
 
 use crate::stats::{Estimate, Z95, mean_interval, wilson};
@@ -66,15 +67,6 @@ impl WorthTally {
         let sum = (self.treated_units as f64 - self.base_units as f64) / u;
         let sum_sq = self.diff_sq_sum as f64 / (u * u);
         mean_interval(sum, sum_sq, self.games, Z95)
-    }
-}
-
-/// The target seat's share of the outcome, in [`SHARE_UNIT`]s.
-pub fn share_units(outcome: Option<Outcome>, seat: usize) -> u64 {
-    match outcome {
-        Some(Outcome::Winner(w)) if w == seat => SHARE_UNIT,
-        Some(Outcome::Draw(s)) if s.contains(seat) => SHARE_UNIT / s.len().max(1) as u64,
-        _ => 0,
     }
 }
 

@@ -30,7 +30,7 @@
 
 use std::sync::Mutex;
 
-use boardgame_kit::{Arena, ArenaGame, Entrant, EntrantStats, Game, Outcome, SHARE_UNIT};
+use boardgame_kit::{Arena, ArenaGame, Entrant, EntrantStats, Game, share_units};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -118,15 +118,6 @@ pub struct Rating {
     pub fair_share: f64,
     /// Seats filled (games, counted once per seat).
     pub games: u64,
-}
-
-/// A seat's win share in units of [`SHARE_UNIT`].
-fn share_units(outcome: Option<Outcome>, seat: usize) -> u64 {
-    match outcome {
-        Some(Outcome::Winner(w)) if w == seat => SHARE_UNIT,
-        Some(Outcome::Draw(s)) if s.contains(seat) => SHARE_UNIT / s.len().max(1) as u64,
-        _ => 0,
-    }
 }
 
 /// The lineups of `k` agents at `n` seats (indices into the ladder's list),
@@ -227,10 +218,11 @@ fn ladder<G: Engine>(spec: &LadderSpec, progress: &dyn crate::simulate::Progress
         .collect::<Result<Vec<_>, _>>()?;
     let k = specs.len();
     let deals = u64::try_from(seeds.end - seeds.start).unwrap_or(u64::MAX);
-    let tables: u64 = spec.players.iter().map(|&n| lineups(k, n).len() as u64).sum();
+    let plans: Vec<Vec<Vec<usize>>> = spec.players.iter().map(|&n| lineups(k, n)).collect();
+    let tables: u64 = plans.iter().map(|p| p.len() as u64).sum();
     progress.start(deals.saturating_mul(tables));
     let mut counts = Vec::new();
-    for (config, &n) in configs.into_iter().zip(&spec.players) {
+    for ((config, &n), plan) in configs.into_iter().zip(&spec.players).zip(plans) {
         let tally = Mutex::new(CountTally {
             players: n,
             config: serde_json::to_value(&config).map_err(|e| SimError::Runtime(e.to_string()))?,
@@ -239,7 +231,7 @@ fn ladder<G: Engine>(spec: &LadderSpec, progress: &dyn crate::simulate::Progress
             points: vec![vec![0; k]; k],
         });
         let arena = Arena::<G>::new(config);
-        for lineup in lineups(k, n) {
+        for lineup in plan {
             let table: Vec<Entrant<G>> =
                 lineup.iter().map(|&a| agents::entrant::<G>(specs[a].clone())).collect::<Result<_, _>>()?;
             let on_game = |game: &ArenaGame<G>| {

@@ -26,7 +26,7 @@
 //! played in batches but read in seed order, and the test stops at the
 //! first observation that crosses a bound.
 
-use boardgame_kit::{Arena, Outcome};
+use boardgame_kit::{Arena, Outcome, SHARE_UNIT, share_units};
 
 use crate::SimError;
 use crate::agents;
@@ -123,13 +123,9 @@ fn score_of_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
-/// A seat's win share.
+/// A seat's win share (ties split).
 fn share(outcome: Option<Outcome>, seat: usize) -> f64 {
-    match outcome {
-        Some(Outcome::Winner(w)) if w == seat => 1.0,
-        Some(Outcome::Draw(s)) if s.contains(seat) => 1.0 / s.len().max(1) as f64,
-        _ => 0.0,
-    }
+    share_units(outcome, seat) as f64 / SHARE_UNIT as f64
 }
 
 /// Runs the test, calling `on_step` after every observation.
