@@ -5,6 +5,7 @@
 //! from it, and `play` and `--help` name the strongest agent of each game.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use boardgame_sim::ladder::{self, LadderResults};
 
@@ -13,15 +14,19 @@ use crate::games::GameName;
 /// The committed lobby ladder: a JSON array with one ladder per game.
 const LOBBY_LADDER: &str = include_str!("../ladder/lobby.json");
 
-/// The committed ladders, one per game.
+/// The committed ladders, one per game (read once).
 ///
 /// # Errors
 /// When the committed file does not read as ladders (a test checks that
 /// it does).
-pub fn lobby_ladders() -> Result<Vec<LadderResults>, String> {
-    let values: Vec<serde_json::Value> =
-        serde_json::from_str(LOBBY_LADDER).map_err(|e| format!("the lobby ladder is not a JSON array: {e}"))?;
-    values.iter().map(|v| ladder::parse(&v.to_string())).collect()
+pub fn lobby_ladders() -> Result<&'static [LadderResults], String> {
+    static LADDERS: OnceLock<Result<Vec<LadderResults>, String>> = OnceLock::new();
+    let read = || {
+        let values: Vec<serde_json::Value> =
+            serde_json::from_str(LOBBY_LADDER).map_err(|e| format!("the lobby ladder is not a JSON array: {e}"))?;
+        values.iter().map(|v| ladder::parse(&v.to_string())).collect()
+    };
+    LADDERS.get_or_init(read).as_deref().map_err(Clone::clone)
 }
 
 /// The labelled agents of `game` by player count, strongest first (none
