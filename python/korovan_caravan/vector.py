@@ -122,7 +122,7 @@ class VectorEnv:
         self._truncations = np.zeros(n, dtype=np.bool_)
         self._truncations.flags.writeable = False
         self._out = self._new_buffers()
-        self._core.observe_into(*self._out)
+        self._core.observe_into(self._out)
 
     # ----------------------------------------------------------------- info
     @property
@@ -272,7 +272,7 @@ class VectorEnv:
         with self._lock:
             self._core.reset(self._core.seed if seed is None else seed)
             out = self._new_buffers() if self.copy else self._out
-            self._core.observe_into(*out)
+            self._core.observe_into(out)
             self._out = out
             return out[1], self._info()
 
@@ -295,7 +295,7 @@ class VectorEnv:
         a = np.ascontiguousarray(a)
         with self._lock:
             out = self._new_buffers() if self.copy else self._out
-            self._core.step_into(a, *out)
+            self._core.step_into(a, out)
             self._out = out
             player, obs, _, _, _, rewards, done = out
             terminations = done.view(np.bool_)

@@ -162,6 +162,7 @@ def test_the_search_covers_every_entry_point():
         "KorovanState",
         "CaravanState",
         "_VectorCore",
+        "_Batch",
         "InvalidActionError",
         "CHANCE_STREAM",
         "AGENT_STREAM_BASE",
@@ -283,6 +284,7 @@ def test_no_panic_from_vector_core():
         else:
             args = hostile[: rng.randint(0, 6)]
         checked("_VectorCore", native._VectorCore, *args)
+        checked("_Batch", native._Batch, *args)  # the base class has no constructor
     for name in ["korovan", "caravan"]:
         core = native._VectorCore(name, 3, 3, 1, 2)
         buffers = korovan_caravan.VectorEnv(name, num_envs=3, players=3)._new_buffers()
@@ -298,9 +300,9 @@ def test_no_panic_from_vector_core():
         bad = [np.zeros(0, np.uint32), np.zeros((3, 2), np.float32), np.zeros(7, np.uint8)[::2], np.zeros(5, np.int64)]
         for _ in range(200):
             outs = [rng.choice([b, *bad]) for b in buffers]
-            checked("observe_into", core.observe_into, *outs)
+            checked("observe_into", core.observe_into, tuple(outs))
             actions = rng.choice([np.zeros(3, np.int64), np.full(3, -1, np.int64), np.zeros(4, np.int64), np.zeros((3, 1), np.int64)])
-            checked("step_into", core.step_into, actions, *outs)
+            checked("step_into", core.step_into, actions, tuple(outs))
         core.threads = 1
         core.reset(0)
 

@@ -5,9 +5,9 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use boardgame_sim::learner::{
-    IllegalMode, LearnerCore, LearnerError, LearnerOut, LearnerSpec, RewardMode, new_learner,
-};
+use crate::batch::{BatchObj, Core};
+
+use boardgame_sim::learner::{IllegalMode, LearnerError, LearnerOut, LearnerSpec, RewardMode, new_learner};
 
 /// The arrays of one call, as numpy arrays from Python.
 type OutArrays<'py> = (
@@ -23,32 +23,16 @@ type OutArrays<'py> = (
 
 /// The native half of `korovan_caravan.learner`: `N` single-learner games
 /// of one engine that write into numpy arrays the caller provides.
-#[pyclass(module = "korovan_caravan._korovan_caravan", name = "_LearnerCore")]
+#[pyclass(extends = BatchObj, module = "korovan_caravan._korovan_caravan", name = "_LearnerCore")]
 pub struct LearnerCoreObj {
-    /// The batch (the opponents' agents are `Send`, not `Sync`: the mutex
-    /// makes the class `Sync`; every method holds `&mut self`, so it is
-    /// never contended).
-    core: std::sync::Mutex<Box<dyn LearnerCore>>,
-    ids: Vec<u32>,
-    // What Python reads of the batch: the engine's name, the number of
-    // games, seats per game, the shape of one observation, what the rows
-    // hold (`"observation"`, `"network"` or `"all-seats"`), the number of
-    // learner actions and their space (`flat` or `compact`), the
-    // opponents' names (one per other seat in seat order), the fixed
-    // learner seat (`None`: drawn per episode), the reward mode, the
-    // shaping coefficient and the batch seed.
-    #[pyo3(get)]
-    name: &'static str,
-    #[pyo3(get)]
-    num_envs: usize,
-    #[pyo3(get)]
-    num_players: usize,
-    #[pyo3(get)]
-    observation_shape: Vec<usize>,
+    // What Python reads beyond `_Batch` (whose `num_actions` counts the
+    // learner's actions): what the rows hold (`"observation"`,
+    // `"network"` or `"all-seats"`), the learner's action space (`flat`
+    // or `compact`), the opponents' names (one per other seat in seat
+    // order), the fixed learner seat (`None`: drawn per episode), the
+    // reward mode and the shaping coefficient.
     #[pyo3(get)]
     inputs: &'static str,
-    #[pyo3(get)]
-    num_actions: usize,
     #[pyo3(get)]
     actions: &'static str,
     #[pyo3(get)]
@@ -59,8 +43,6 @@ pub struct LearnerCoreObj {
     reward: &'static str,
     #[pyo3(get)]
     shaping: f64,
-    #[pyo3(get)]
-    seed: u64,
 }
 
 /// The exception for a refused learner action: `InvalidActionError` with
@@ -92,12 +74,6 @@ fn out_of<'a>(arrays: &'a mut OutArrays<'_>) -> PyResult<LearnerOut<'a>> {
     })
 }
 
-impl LearnerCoreObj {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Box<dyn LearnerCore>> {
-        self.core.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
 #[pymethods]
 impl LearnerCoreObj {
     /// See `korovan_caravan.learner.LearnerVectorEnv`.
@@ -117,7 +93,7 @@ impl LearnerCoreObj {
         actions: &str,
         illegal: &str,
         inputs: &str,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let num_envs: usize = crate::uint_arg(num_envs, "num_envs")?;
         let seed = crate::seed_arg(seed)?;
         let opponents: Vec<String> = if let Ok(one) = opponents.extract::<String>() {
@@ -146,70 +122,43 @@ impl LearnerCoreObj {
         };
         let core = new_learner(game, crate::players_arg(players)?, config, actions, inputs, spec)
             .map_err(crate::value_error)?;
-        Ok(LearnerCoreObj {
-            ids: vec![0; core.num_envs()],
-            name: core.name(),
-            num_envs: core.num_envs(),
-            num_players: core.num_players(),
-            observation_shape: core.observation_shape(),
+        let this = LearnerCoreObj {
             inputs: core.inputs(),
-            num_actions: core.num_actions(),
             actions: core.actions(),
             opponents: core.opponents(),
             seat: core.seat(),
             reward: core.reward(),
             shaping: core.shaping(),
-            seed: core.seed(),
-            core: std::sync::Mutex::new(core),
-        })
-    }
-    /// The configuration as JSON text.
-    fn config_json(&self) -> String {
-        self.lock().config_json()
-    }
-    /// The seed of the game slot `game` plays now.
-    fn current_seed(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        crate::slot_arg(game, self.num_envs, |i| self.lock().current_seed(i))
-    }
-    /// The games slot `game` has finished.
-    fn finished(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        crate::slot_arg(game, self.num_envs, |i| self.lock().finished(i))
-    }
-    /// Restarts every game from batch seed `seed`.
-    fn reset(&mut self, py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<()> {
-        let seed = crate::seed_arg(seed)?;
-        self.seed = seed;
-        let core = self.core.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
-        py.detach(move || core.reset(seed));
-        Ok(())
+        };
+        Ok(PyClassInitializer::from(BatchObj::new(Core::Learner(std::sync::Mutex::new(core)))?).add_subclass(this))
     }
     /// Writes every game's current decision into the arrays (obs, mask,
     /// seat, reward, done, illegal, final_obs, share).
-    #[allow(clippy::too_many_arguments)]
-    fn observe_into(&mut self, py: Python<'_>, mut out: OutArrays<'_>) -> PyResult<()> {
+    fn observe_into(mut slf: PyRefMut<'_, Self>, py: Python<'_>, mut out: OutArrays<'_>) -> PyResult<()> {
         let out = out_of(&mut out)?;
-        let core = self.core.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (core, _) = slf.as_super().learner()?;
         py.detach(move || core.observe(out)).map_err(|e| learner_error(py, e, &[]))
     }
     /// Plays one learner action per game (an int64 array) and writes the
     /// next decisions into the arrays; the GIL is released meanwhile.
     fn step_into(
-        &mut self,
+        mut slf: PyRefMut<'_, Self>,
         py: Python<'_>,
         actions: numpy::PyReadonlyArrayDyn<'_, i64>,
         mut out: OutArrays<'_>,
     ) -> PyResult<()> {
         use numpy::PyUntypedArrayMethods;
         let given = actions.as_slice().map_err(|_| crate::value_error("actions must be a contiguous array"))?;
-        let n = self.ids.len();
+        let (core, ids) = slf.as_super().learner()?;
+        let n = ids.len();
         if given.len() != n || actions.ndim() != 1 {
             return Err(crate::value_error(format!(
                 "actions must be one learner action per game: shape ({n},), got {:?}",
                 actions.shape()
             )));
         }
-        let num_actions = self.num_actions;
-        for (game, (slot, &id)) in self.ids.iter_mut().zip(given).enumerate() {
+        let num_actions = core.num_actions();
+        for (game, (slot, &id)) in ids.iter_mut().zip(given).enumerate() {
             match u32::try_from(id) {
                 Ok(v) if (v as usize) < num_actions => *slot = v,
                 _ => {
@@ -220,8 +169,7 @@ impl LearnerCoreObj {
             }
         }
         let out = out_of(&mut out)?;
-        let core = self.core.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let ids = &self.ids;
+        let ids = &*ids;
         py.detach(move || core.step(ids, out)).map_err(|e| learner_error(py, e, given))
     }
 }

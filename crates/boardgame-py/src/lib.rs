@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agents;
+pub mod batch;
 mod compact;
 pub mod evaluate;
 pub mod learner;
@@ -26,8 +27,8 @@ use boardgame_sim::session as core;
 use boardgame_sim::vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
-use numpy::{PyArray1, PyReadonlyArrayDyn, PyReadwriteArray1, PyReadwriteArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
+use numpy::{PyArray1, PyReadwriteArray1, PyReadwriteArrayDyn, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyTuple};
 
@@ -501,201 +502,6 @@ fn out_slice<'a, T: numpy::Element>(array: &'a mut PyReadwriteArrayDyn<'_, T>, n
     array.as_slice_mut().map_err(|_| value_error(format!("output `{name}` must be a C-contiguous array")))
 }
 
-/// The output arrays of a `_VectorCore` call (player, obs, legal_count,
-/// legal_mask, legal_ids, rewards, done).
-type BatchArrays<'py> = (
-    PyReadwriteArrayDyn<'py, u32>,
-    PyReadwriteArrayDyn<'py, f32>,
-    PyReadwriteArrayDyn<'py, u32>,
-    PyReadwriteArrayDyn<'py, u8>,
-    PyReadwriteArrayDyn<'py, u32>,
-    PyReadwriteArrayDyn<'py, f32>,
-    PyReadwriteArrayDyn<'py, u8>,
-);
-
-/// The caller's arrays as the kit's [`boardgame_kit::BatchOut`].
-fn batch_out<'a>(arrays: &'a mut BatchArrays<'_>) -> PyResult<boardgame_kit::BatchOut<'a>> {
-    let (player, obs, legal_count, legal_mask, legal_ids, rewards, done) = arrays;
-    Ok(boardgame_kit::BatchOut {
-        player: out_slice(player, "player")?,
-        obs: out_slice(obs, "obs")?,
-        legal_count: out_slice(legal_count, "legal_count")?,
-        legal_mask: out_slice(legal_mask, "legal_mask")?,
-        legal_ids: out_slice(legal_ids, "legal_ids")?,
-        rewards: out_slice(rewards, "rewards")?,
-        done: out_slice(done, "done")?,
-    })
-}
-
-/// The native half of `korovan_caravan.VectorEnv`: `N` games of one engine
-/// (the kit's `Batch`) that write into numpy arrays the caller provides.
-/// The Python class `VectorEnv` (in `korovan_caravan/vector.py`) owns the arrays
-/// and builds the Gymnasium-style results.
-#[pyclass(module = "korovan_caravan._korovan_caravan", name = "_VectorCore")]
-pub struct VectorCoreObj {
-    core: Box<dyn vector::VectorCore>,
-    /// The action ids of the current step, validated to fit `u32`.
-    ids: Vec<u32>,
-    // What Python reads of the batch: the engine's name, the number of
-    // games, seats per game, the shape and length of one observation, the
-    // size of the action space, the length of a row of padded legal ids
-    // (the engine's worst case), the default legal format (`"mask"`: a
-    // dense mask, `"ids"`: padded legal ids) and the batch seed.
-    #[pyo3(get)]
-    name: &'static str,
-    #[pyo3(get)]
-    num_envs: usize,
-    #[pyo3(get)]
-    num_players: usize,
-    #[pyo3(get)]
-    observation_shape: Vec<usize>,
-    #[pyo3(get)]
-    observation_len: usize,
-    #[pyo3(get)]
-    num_actions: usize,
-    #[pyo3(get)]
-    max_legal: usize,
-    #[pyo3(get)]
-    legal_format: &'static str,
-    #[pyo3(get)]
-    seed: u64,
-}
-
-#[pymethods]
-impl VectorCoreObj {
-    /// `num_envs` games of `game` (`players` seats, the configuration
-    /// overlay `config` as JSON text), slot `i` starting from seed
-    /// `seed + i`, stepping on `threads` threads.
-    #[new]
-    #[pyo3(signature = (game, num_envs, players=None, seed=None, threads=None, config="{}"))]
-    fn new(
-        game: &str,
-        num_envs: &Bound<'_, PyAny>,
-        players: Option<&Bound<'_, PyAny>>,
-        seed: Option<&Bound<'_, PyAny>>,
-        threads: Option<&Bound<'_, PyAny>>,
-        config: &str,
-    ) -> PyResult<Self> {
-        let num_envs: usize = uint_arg(num_envs, "num_envs")?;
-        let threads = threads_arg(threads)?;
-        let seed = seed.map(seed_arg).transpose()?.unwrap_or(0);
-        let core =
-            vector::new_vector(game, players_arg(players)?, config, num_envs, seed, threads).map_err(|e| match e {
-                vector::BuildError::Invalid(m) => value_error(m),
-                vector::BuildError::Memory(m) => PyMemoryError::new_err(m),
-            })?;
-        let mut ids = Vec::new();
-        ids.try_reserve_exact(core.num_envs())
-            .map_err(|_| PyMemoryError::new_err(format!("num_envs={num_envs}: no memory for the step's action ids")))?;
-        ids.resize(core.num_envs(), 0);
-        let legal_format = if core.legal_format() == boardgame_kit::LegalFormat::Ids { "ids" } else { "mask" };
-        Ok(VectorCoreObj {
-            ids,
-            name: core.name(),
-            num_envs: core.num_envs(),
-            num_players: core.num_players(),
-            observation_shape: core.observation_shape(),
-            observation_len: core.observation_len(),
-            num_actions: core.num_actions(),
-            max_legal: core.max_legal(),
-            legal_format,
-            seed: core.seed(),
-            core,
-        })
-    }
-    /// The configuration, every field, as JSON text.
-    fn config_json(&self) -> String {
-        self.core.config_json()
-    }
-    /// The number of threads a step uses (results do not depend on it).
-    #[getter]
-    fn get_threads(&self) -> usize {
-        self.core.threads()
-    }
-    #[setter]
-    fn set_threads(&mut self, threads: &Bound<'_, PyAny>) -> PyResult<()> {
-        let threads = threads_arg(Some(threads))?;
-        self.core.set_threads(threads);
-        Ok(())
-    }
-    /// The seed of the game that slot `game` plays now.
-    fn current_seed(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        slot_arg(game, self.num_envs, |i| self.core.current_seed(i))
-    }
-    /// The number of games slot `game` has finished.
-    fn finished(&self, game: &Bound<'_, PyAny>) -> PyResult<u64> {
-        slot_arg(game, self.num_envs, |i| self.core.finished(i))
-    }
-    /// Restarts every game from batch seed `seed` (without writing anything).
-    fn reset(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
-        let seed = seed_arg(seed)?;
-        self.core.reset(seed);
-        self.seed = seed;
-        Ok(())
-    }
-    /// Writes every game's current decision into the arrays (rewards and
-    /// done 0). The GIL is released meanwhile.
-    #[allow(clippy::too_many_arguments)]
-    fn observe_into(
-        &mut self,
-        py: Python<'_>,
-        player: PyReadwriteArrayDyn<'_, u32>,
-        obs: PyReadwriteArrayDyn<'_, f32>,
-        legal_count: PyReadwriteArrayDyn<'_, u32>,
-        legal_mask: PyReadwriteArrayDyn<'_, u8>,
-        legal_ids: PyReadwriteArrayDyn<'_, u32>,
-        rewards: PyReadwriteArrayDyn<'_, f32>,
-        done: PyReadwriteArrayDyn<'_, u8>,
-    ) -> PyResult<()> {
-        let mut out = (player, obs, legal_count, legal_mask, legal_ids, rewards, done);
-        let out = batch_out(&mut out)?;
-        let core = &mut self.core;
-        py.detach(move || core.observe(out)).map_err(|e| vector_error(py, e, None))
-    }
-    /// Plays `actions[i]` (an int64 array, one id per game) in every game
-    /// and writes the next decisions into the arrays; the GIL is released
-    /// while the games step. Every id is checked before any game moves: a
-    /// bad one raises `InvalidActionError` naming the game, and then no
-    /// game has advanced and the arrays are untouched.
-    #[allow(clippy::too_many_arguments)]
-    fn step_into(
-        &mut self,
-        py: Python<'_>,
-        actions: PyReadonlyArrayDyn<'_, i64>,
-        player: PyReadwriteArrayDyn<'_, u32>,
-        obs: PyReadwriteArrayDyn<'_, f32>,
-        legal_count: PyReadwriteArrayDyn<'_, u32>,
-        legal_mask: PyReadwriteArrayDyn<'_, u8>,
-        legal_ids: PyReadwriteArrayDyn<'_, u32>,
-        rewards: PyReadwriteArrayDyn<'_, f32>,
-        done: PyReadwriteArrayDyn<'_, u8>,
-    ) -> PyResult<()> {
-        let mut out = (player, obs, legal_count, legal_mask, legal_ids, rewards, done);
-        let given = actions.as_slice().map_err(|_| value_error("actions must be a contiguous array"))?;
-        let n = self.ids.len();
-        if given.len() != n || actions.ndim() != 1 {
-            return Err(value_error(format!(
-                "actions must be one id per game: shape ({n},), got {:?}",
-                actions.shape()
-            )));
-        }
-        for (game, (slot, &id)) in self.ids.iter_mut().zip(given).enumerate() {
-            *slot = u32::try_from(id).map_err(|_| {
-                let message =
-                    format!("game {game}: action id {id} is out of range (ids are 0..{})", self.core.num_actions());
-                vector_error(py, vector::VectorError { game: Some(game), message }, Some(id))
-            })?;
-        }
-        let out = batch_out(&mut out)?;
-        let core = &mut self.core;
-        let ids = &self.ids;
-        py.detach(move || core.step(ids, out)).map_err(|e| {
-            let action = e.game.and_then(|g| given.get(g).copied());
-            vector_error(py, e, action)
-        })
-    }
-}
-
 /// The state a JSON record (of any engine) replays to.
 #[pyfunction]
 fn from_record(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -766,7 +572,7 @@ fn merge_results(results: Vec<String>) -> PyResult<String> {
 fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_engine_classes(m)?;
     m.add_class::<Rng>()?;
-    m.add_class::<VectorCoreObj>()?;
+    batch::register(m)?;
     agents::register(m)?;
     evaluate::register(m)?;
     learner::register(m)?;

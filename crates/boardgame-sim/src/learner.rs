@@ -47,6 +47,7 @@ use boardgame_kit::{
 
 use crate::games::{CompactActions, Engine, GameName, with_game};
 use crate::session::{Bindable, GameCore};
+use crate::vector::Slots;
 
 /// Why a learner batch could not be built or stepped.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -745,22 +746,11 @@ impl<G: Game> Ctx<'_, G> {
 }
 
 /// A learner batch of any engine behind one object-safe trait (what
-/// `korovan_caravan.learner` steps).
-pub trait LearnerCore: Send {
-    /// The engine's name.
-    fn name(&self) -> &'static str;
-    /// The configuration as JSON text.
-    fn config_json(&self) -> String;
-    /// The number of games.
-    fn num_envs(&self) -> usize;
-    /// Seats per game.
-    fn num_players(&self) -> usize;
-    /// The shape of one observation.
-    fn observation_shape(&self) -> Vec<usize>;
+/// `korovan_caravan.learner` steps); its [`Slots::num_actions`] counts the
+/// learner's actions.
+pub trait LearnerCore: Slots {
     /// What the rows hold: `"observation"`, `"network"` or `"all-seats"`.
     fn inputs(&self) -> &'static str;
-    /// The number of learner actions.
-    fn num_actions(&self) -> usize;
     /// The name of the learner's action space.
     fn actions(&self) -> &'static str;
     /// The opponents' names, in the order of the other seats.
@@ -771,14 +761,6 @@ pub trait LearnerCore: Send {
     fn reward(&self) -> &'static str;
     /// The shaping coefficient.
     fn shaping(&self) -> f64;
-    /// The batch seed.
-    fn seed(&self) -> u64;
-    /// The seed of slot `game`'s current game.
-    fn current_seed(&self, game: usize) -> Option<u64>;
-    /// The games slot `game` has finished.
-    fn finished(&self, game: usize) -> Option<u64>;
-    /// Restarts every game from batch seed `seed`.
-    fn reset(&mut self, seed: u64);
     /// Writes the current decisions.
     ///
     /// # Errors
@@ -791,7 +773,7 @@ pub trait LearnerCore: Send {
     fn step(&mut self, actions: &[u32], out: LearnerOut<'_>) -> Result<(), LearnerError>;
 }
 
-impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
+impl<G: Bindable + Bots> Slots for LearnerBatch<G> {
     fn name(&self) -> &'static str {
         G::NAME
     }
@@ -807,11 +789,26 @@ impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
     fn observation_shape(&self) -> Vec<usize> {
         self.inputs.shape.clone()
     }
-    fn inputs(&self) -> &'static str {
-        self.inputs.name
-    }
     fn num_actions(&self) -> usize {
         self.actions.num_actions()
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn current_seed(&self, game: usize) -> Option<u64> {
+        self.slots.get(game).map(|s| s.seed)
+    }
+    fn finished(&self, game: usize) -> Option<u64> {
+        self.slots.get(game).map(|s| s.episode)
+    }
+    fn reset(&mut self, seed: u64) {
+        LearnerBatch::reset(self, seed);
+    }
+}
+
+impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
+    fn inputs(&self) -> &'static str {
+        self.inputs.name
     }
     fn actions(&self) -> &'static str {
         self.actions.name()
@@ -827,18 +824,6 @@ impl<G: Bindable + Bots> LearnerCore for LearnerBatch<G> {
     }
     fn shaping(&self) -> f64 {
         self.shaping
-    }
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-    fn current_seed(&self, game: usize) -> Option<u64> {
-        self.slots.get(game).map(|s| s.seed)
-    }
-    fn finished(&self, game: usize) -> Option<u64> {
-        self.slots.get(game).map(|s| s.episode)
-    }
-    fn reset(&mut self, seed: u64) {
-        LearnerBatch::reset(self, seed);
     }
     fn observe(&mut self, out: LearnerOut<'_>) -> Result<(), LearnerError> {
         LearnerBatch::observe(self, out)

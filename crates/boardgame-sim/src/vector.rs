@@ -28,31 +28,21 @@ impl<E: std::error::Error + 'static> From<BatchError<E>> for VectorError {
     }
 }
 
-/// A batch of any engine behind one object-safe trait (what
-/// `korovan_caravan.VectorEnv` steps).
-pub trait VectorCore: Send + Sync {
+/// What every batch of game slots behind an object-safe trait says and
+/// does, whatever it steps ([`VectorCore`], [`crate::learner::LearnerCore`]).
+pub trait Slots: Send {
     /// The engine's name.
     fn name(&self) -> &'static str;
     /// The configuration, every field, as JSON text.
     fn config_json(&self) -> String;
-    /// The number of games `N`.
+    /// The number of game slots `N`.
     fn num_envs(&self) -> usize;
     /// Seats per game.
     fn num_players(&self) -> usize;
-    /// The shape of one observation.
+    /// The shape of one observation row.
     fn observation_shape(&self) -> Vec<usize>;
-    /// The length of one observation row.
-    fn observation_len(&self) -> usize;
     /// The size of the action space (one mask row).
     fn num_actions(&self) -> usize;
-    /// The length of one row of padded legal ids.
-    fn max_legal(&self) -> usize;
-    /// The default legal format of this engine ([`LegalFormat::for_actions`]).
-    fn legal_format(&self) -> LegalFormat;
-    /// The number of threads.
-    fn threads(&self) -> usize;
-    /// Sets the number of threads (at least 1).
-    fn set_threads(&mut self, threads: usize);
     /// The batch seed.
     fn seed(&self) -> u64;
     /// The seed of the game slot `game` plays now (`None` out of range).
@@ -61,6 +51,21 @@ pub trait VectorCore: Send + Sync {
     fn finished(&self, game: usize) -> Option<u64>;
     /// Restarts every game from batch seed `seed`.
     fn reset(&mut self, seed: u64);
+}
+
+/// A batch of any engine behind one object-safe trait (what
+/// `korovan_caravan.VectorEnv` steps).
+pub trait VectorCore: Slots + Sync {
+    /// The length of one observation row.
+    fn observation_len(&self) -> usize;
+    /// The length of one row of padded legal ids.
+    fn max_legal(&self) -> usize;
+    /// The default legal format of this engine ([`LegalFormat::for_actions`]).
+    fn legal_format(&self) -> LegalFormat;
+    /// The number of threads.
+    fn threads(&self) -> usize;
+    /// Sets the number of threads (at least 1).
+    fn set_threads(&mut self, threads: usize);
     /// Writes the current decisions ([`Batch::observe`]).
     ///
     /// # Errors
@@ -185,7 +190,7 @@ impl<G: Bindable> EngineBatch<G> {
     }
 }
 
-impl<G: Bindable> VectorCore for EngineBatch<G> {
+impl<G: Bindable> Slots for EngineBatch<G> {
     fn name(&self) -> &'static str {
         G::NAME
     }
@@ -201,23 +206,8 @@ impl<G: Bindable> VectorCore for EngineBatch<G> {
     fn observation_shape(&self) -> Vec<usize> {
         G::observation_tensor_shape(self.batch.config())
     }
-    fn observation_len(&self) -> usize {
-        self.batch.observation_len()
-    }
     fn num_actions(&self) -> usize {
         self.batch.num_actions()
-    }
-    fn max_legal(&self) -> usize {
-        self.batch.max_legal()
-    }
-    fn legal_format(&self) -> LegalFormat {
-        LegalFormat::for_actions(self.batch.num_actions())
-    }
-    fn threads(&self) -> usize {
-        self.batch.threads()
-    }
-    fn set_threads(&mut self, threads: usize) {
-        self.batch.set_threads(threads);
     }
     fn seed(&self) -> u64 {
         self.batch.seed()
@@ -230,6 +220,24 @@ impl<G: Bindable> VectorCore for EngineBatch<G> {
     }
     fn reset(&mut self, seed: u64) {
         self.batch.reset(seed);
+    }
+}
+
+impl<G: Bindable> VectorCore for EngineBatch<G> {
+    fn observation_len(&self) -> usize {
+        self.batch.observation_len()
+    }
+    fn max_legal(&self) -> usize {
+        self.batch.max_legal()
+    }
+    fn legal_format(&self) -> LegalFormat {
+        LegalFormat::for_actions(self.batch.num_actions())
+    }
+    fn threads(&self) -> usize {
+        self.batch.threads()
+    }
+    fn set_threads(&mut self, threads: usize) {
+        self.batch.set_threads(threads);
     }
     fn observe(&mut self, mut out: BatchOut<'_>) -> Result<(), VectorError> {
         Ok(self.batch.observe(&mut out)?)
