@@ -360,13 +360,12 @@ fn check(path: &Path) -> Result<i64, Unreadable> {
 }
 
 /// Creates an empty database at `path`: written aside, flushed, then
-/// renamed into place, so that `path` is never a half-made database.
+/// renamed into place, so that `path` is never a half-made database. A
+/// `tables.db.new` left by a start that failed is made again by SQLite
+/// (its journal rolled back) and renamed in turn.
 fn create(dir: &Path, path: &Path) -> Result<(), StoreError> {
     let aside = sibling(dir, ".new");
     let io = |source| StoreError::Io { path: aside.clone(), source };
-    for leftover in ["", "-wal", "-shm", "-journal"] {
-        let _ = fs::remove_file(sibling(dir, &format!(".new{leftover}")));
-    }
     drop(open_file(&aside).map_err(io)?);
     let conn = connect(&aside, OpenFlags::default()).and_then(|c| {
         c.pragma_update(None, "application_id", APPLICATION_ID)?;
