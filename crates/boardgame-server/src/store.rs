@@ -315,19 +315,37 @@ fn write_save(conn: &Connection, s: &Save) -> Result<(), SaveError> {
     Ok(())
 }
 
-/// Logs a failure once per kind per 10 s, with how many there were.
+/// How long a kind of refused save stays quiet after it was logged.
+const QUIET_FOR: Duration = Duration::from_secs(10);
+
+/// Logs a refused save once per kind per [`QUIET_FOR`], with how many
+/// there were: for each kind, when it was last logged and how many have
+/// been refused since.
 #[derive(Default)]
-struct Quiet(HashMap<String, (Instant, u64)>);
+struct Quiet(HashMap<String, (Option<Instant>, u64)>);
 
 impl Quiet {
-    fn log(&mut self, kind: &str, message: &str) {
-        let now = Instant::now();
-        let (since, n) = self.0.entry(kind.to_string()).or_insert((now - Duration::from_secs(10), 0));
+    /// The line to log for a save of `kind` refused at `now`, if one is
+    /// due: the first of its kind, then the first at least [`QUIET_FOR`]
+    /// after the last line, counting those refused since.
+    fn line(&mut self, now: Instant, kind: &str, message: &str) -> Option<String> {
+        let (last, n) = self.0.entry(kind.to_string()).or_insert((None, 0));
         *n += 1;
-        if now.duration_since(*since) >= Duration::from_secs(10) {
-            let more = if *n > 1 { format!(" ({n} saves refused this way in the last 10 s)") } else { String::new() };
-            eprintln!("database: a save was refused: {message}{more}");
-            (*since, *n) = (now, 0);
+        let since = last.map(|l| now.saturating_duration_since(l));
+        if since.is_some_and(|s| s < QUIET_FOR) {
+            return None;
+        }
+        let more = match since {
+            Some(s) if *n > 1 => format!(" ({n} saves refused this way in the last {} s)", s.as_secs()),
+            _ => String::new(),
+        };
+        (*last, *n) = (Some(now), 0);
+        Some(format!("database: a save was refused: {message}{more}"))
+    }
+
+    fn log(&mut self, kind: &str, message: &str) {
+        if let Some(line) = self.line(Instant::now(), kind, message) {
+            eprintln!("{line}");
         }
     }
 }

@@ -164,6 +164,9 @@ fn operating_child() {
         if let Ok(ms) = std::env::var("BOARDGAME_CHECKPOINT_WARNING_MS") {
             c.checkpoint_warning = Duration::from_millis(ms.parse().unwrap());
         }
+        if std::env::var("BOARDGAME_TABLES_PER_CLIENT").is_ok_and(|n| n == "many") {
+            (c.table_burst, c.max_tables_per_client) = (1000, 1000);
+        }
         common::serve_in_child(build(c).await.unwrap()).await;
     });
 }
@@ -456,6 +459,69 @@ async fn a_wal_beside_a_database_it_does_not_continue_is_refused() {
     }
 }
 
+/// The database's size the lock file notes (after the last checkpoint).
+fn noted_size(dir: &Path) -> Option<u64> {
+    std::fs::read_to_string(dir.join("tables.db.lock")).ok()?.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// Issue 44, case 4: an older copy of `tables.db` taken while the server
+/// ran — after a checkpoint had grown it, before the next — put back beside
+/// the WAL after a `kill -9`. Refused by its size, noted after each
+/// checkpoint, and neither file is changed; the files as they were serve
+/// every action shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_older_tables_db_copied_while_the_server_ran_is_refused() {
+    let dir = common::temp_dir("op-older");
+    let db = boardgame_server::database_path(&dir);
+    let (child, api) = spawn_child_with(&dir, &[("BOARDGAME_TABLES_PER_CLIENT", "many")], std::process::Stdio::null());
+    let mut tables = Vec::new();
+    // Tables, until the database (read through its WAL) needs more than
+    // `than` bytes; then the checkpointer copies them into the file, which
+    // grows past `than` (a bound only a server that never checkpoints
+    // reaches). Freed pages of the migrations are filled first.
+    let grow = async |tables: &mut Vec<Table>, than: u64| {
+        let pages = || -> u64 {
+            let reader =
+                rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+            reader.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true).unwrap();
+            reader.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap()
+        };
+        while pages() * 4096 <= than {
+            let t = api.create().await;
+            api.play(&t, 8).await;
+            tables.push(t);
+        }
+        for _ in 0..12_000 {
+            if noted_size(&dir).is_some_and(|size| size > than) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("the lock file never noted a checkpoint that grew tables.db past {than} bytes");
+    };
+    grow(&mut tables, std::fs::metadata(&db).unwrap().len()).await;
+    let old = bytes(&db).unwrap();
+    grow(&mut tables, old.len() as u64).await;
+    let mut shown = Vec::new();
+    for t in tables {
+        api.play(&t, 2).await;
+        let logs = api.shown(&t).await;
+        shown.push((t, logs));
+    }
+    println!("{} tables, an older tables.db of {} bytes", shown.len(), old.len());
+    drop(child);
+    let (db_killed, wal_killed) = (bytes(&db), bytes(&wal(&dir)));
+    std::fs::write(&db, &old).unwrap();
+    let e = build(config(&dir)).await.err().expect("the older tables.db was served");
+    assert!(e.contains("is smaller than it was after the server's last checkpoint"), "{e}");
+    assert!(e.contains("--recover-from-last-intact-commit"), "{e}");
+    assert_eq!(bytes(&db).as_deref(), Some(&old[..]), "tables.db was changed");
+    assert_eq!(bytes(&wal(&dir)), wal_killed, "the WAL was changed");
+    std::fs::write(&db, db_killed.unwrap()).unwrap();
+    serving(config(&dir), async |api| api.check(&shown, true).await).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Issue 44, case 5: one flipped byte in an action row. Its table answers
 /// `410 set_aside` with why (not `404 unknown_table`), its record can be
 /// exported up to its last verified step, and the other tables are served
@@ -654,6 +720,16 @@ async fn a_full_disk_refuses_saves_and_loses_nothing_acknowledged() {
     let _ = std::fs::write(&filler, vec![0u8; 16 << 20]);
     let e = build(config(&disk.join("new"))).await.err().expect("a database was made on a full disk");
     assert!(e.contains("the disk is full"), "{e}");
+    // Space freed, the same folder starts: the refused start left nothing
+    // half-made in the way.
+    std::fs::remove_file(&filler).unwrap();
+    let played = serving(config(&disk.join("new")), async |api| {
+        let t = api.create().await;
+        api.play(&t, 2).await;
+        vec![(t.clone(), api.shown(&t).await)]
+    })
+    .await;
+    serving(config(&disk.join("new")), async |api| api.check(&played, true).await).await;
     unmount(&disk);
 }
 

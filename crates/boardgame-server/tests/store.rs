@@ -139,6 +139,26 @@ async fn a_damaged_database_is_refused_and_left_untouched() {
         assert!(e.contains("refusing the database") && e.contains("left untouched"), "{what}: {e}");
         assert_eq!(std::fs::read(boardgame_server::database_path(&copy)).unwrap(), bytes, "{what}: the file changed");
     }
+    // Page 1 holds the schema (`sqlite_schema`): its b-tree's page type, or
+    // a byte of a table's `CREATE` statement. The refusal names the file,
+    // says it is damaged and what to do.
+    let create = good[..4096].windows(12).rposition(|w| w == b"CREATE TABLE").expect("the schema is on page 1");
+    let mut schema_type = good.clone();
+    schema_type[100] ^= 0xff;
+    let mut schema_text = good.clone();
+    schema_text[create + 3] = b'@';
+    for (what, bytes) in [("page 1's b-tree type", schema_type), ("a CREATE statement", schema_text)] {
+        std::fs::write(boardgame_server::database_path(&copy), &bytes).unwrap();
+        let Err(e) = build(&copy).await else { panic!("{what}: the damaged database was served") };
+        let e = e.to_string();
+        let path = boardgame_server::database_path(&copy);
+        assert!(e.starts_with(&format!("refusing the database {}: ", path.display())), "{what}: {e}");
+        assert!(e.contains("it is damaged (") && e.contains("): restore a backup."), "{what}: {e}");
+        assert!(e.contains("move, copy or restore all three together") && e.ends_with("left untouched"), "{what}: {e}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{what}: the file changed");
+        let names: Vec<_> = std::fs::read_dir(&copy).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "{what}: only tables.db and its lock file are there: {names:?}");
+    }
     std::fs::write(boardgame_server::database_path(&copy), &good).unwrap();
     assert_eq!(build(&copy).await.unwrap().table_count(), 30, "the intact copy is served");
     let _ = std::fs::remove_dir_all(&dir);

@@ -306,37 +306,66 @@ fn connect(path: &Path, flags: OpenFlags) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
+/// Why an existing database cannot be served: what is wrong, and whether
+/// the file itself is damaged (then a backup is the way back).
+struct Unreadable {
+    why: String,
+    damaged: bool,
+}
+
+impl Unreadable {
+    fn sql(e: &rusqlite::Error) -> Unreadable {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                Unreadable { why: format!("it is damaged ({e})"), damaged: true }
+            }
+            _ => Unreadable { why: explain(e), damaged: false },
+        }
+    }
+
+    /// What is wrong and what to do, when nothing more is known.
+    fn advice(&self) -> String {
+        let restore = if self.damaged { ": restore a backup" } else { "" };
+        format!("{}{restore}. {TOGETHER}", self.why)
+    }
+}
+
 /// Reads an existing database without writing to it: this server's, of a
 /// schema it knows, passing `PRAGMA quick_check`; its commit counter.
-fn check(path: &Path) -> Result<i64, String> {
-    let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|e| e.to_string())?;
-    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
-        .map_err(|e| e.to_string())?;
-    let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(|e| e.to_string())?;
+fn check(path: &Path) -> Result<i64, Unreadable> {
+    let sql = |e: rusqlite::Error| Unreadable::sql(&e);
+    let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql)?;
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true).map_err(sql)?;
+    let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(sql)?;
     if app != APPLICATION_ID {
-        return Err(format!("it is not a table database of this server (application_id {app:#x})"));
+        return Err(Unreadable {
+            why: format!("it is not a table database of this server (application_id {app:#x})"),
+            damaged: true,
+        });
     }
-    let mut st = conn.prepare("PRAGMA quick_check").map_err(|e| e.to_string())?;
+    let mut st = conn.prepare("PRAGMA quick_check").map_err(sql)?;
     let problems = st
         .query_map([], |r| r.get::<_, String>(0))
         .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-        .map_err(|e| e.to_string())?;
+        .map_err(sql)?;
     if problems != ["ok"] {
         let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
-        return Err(format!("PRAGMA quick_check finds it damaged: {}", shown.join("; ")));
+        return Err(Unreadable {
+            why: format!("PRAGMA quick_check finds it damaged: {}", shown.join("; ")),
+            damaged: true,
+        });
     }
     let commits = conn.query_row("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'commits'", [], |r| r.get(0));
     Ok(commits.unwrap_or(0))
 }
 
 /// Creates an empty database at `path`: written aside, flushed, then
-/// renamed into place, so that `path` is never a half-made database.
+/// renamed into place, so that `path` is never a half-made database. A
+/// `tables.db.new` left by a start that failed is made again by SQLite
+/// (its journal rolled back) and renamed in turn.
 fn create(dir: &Path, path: &Path) -> Result<(), StoreError> {
     let aside = sibling(dir, ".new");
     let io = |source| StoreError::Io { path: aside.clone(), source };
-    for leftover in ["", "-wal", "-shm", "-journal"] {
-        let _ = fs::remove_file(sibling(dir, &format!(".new{leftover}")));
-    }
     drop(open_file(&aside).map_err(io)?);
     let conn = connect(&aside, OpenFlags::default()).and_then(|c| {
         c.pragma_update(None, "application_id", APPLICATION_ID)?;
@@ -369,7 +398,7 @@ pub(crate) fn connect_existing(path: &Path) -> Result<Connection, StoreError> {
     if !plain(path)? {
         return Err(StoreError::Io { path: path.to_path_buf(), source: std::io::ErrorKind::NotFound.into() });
     }
-    check(path).map_err(|why| StoreError::Refused { path: path.to_path_buf(), why })?;
+    check(path).map_err(|u| StoreError::Refused { path: path.to_path_buf(), why: u.advice() })?;
     writable(path).map_err(|e| StoreError::Refused { path: path.to_path_buf(), why: explain(&e) })
 }
 
@@ -459,14 +488,15 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
                     }
                 }
                 let unclean = last.is_some_and(|m| !m.stopped && m.commits > 0);
-                let commits = commits.map_err(|why| match unclean && (!wal_file || found.torn > 0) {
+                let commits = commits.map_err(|u| match unclean && (!wal_file || found.torn > 0) {
                     true => refused(format!(
-                        "{why}: the server stopped uncleanly, and without the whole of its WAL (tables.db-wal is {}) \
+                        "{}: the server stopped uncleanly, and without the whole of its WAL (tables.db-wal is {}) \
                          tables.db cannot be read. Put the WAL back beside it if you have it; else restore a backup. \
                          {TOGETHER}",
+                        u.why,
                         if wal_file { "cut" } else { "missing" }
                     )),
-                    false => refused(format!("{why}. {TOGETHER}")),
+                    false => refused(u.advice()),
                 })?;
                 start = commits;
                 match last.map(|m| (m.stopped, m.commits)) {
@@ -509,7 +539,7 @@ pub(crate) fn open(dir: &Path, recover: bool) -> Result<(Connection, Folder), St
                 path.display(),
                 aside.display()
             );
-            start = check(&path).map_err(|why| refused(format!("{why}. {TOGETHER}")))?;
+            start = check(&path).map_err(|u| refused(u.advice()))?;
             if let Some(acked) = last.map(|m| m.commits) {
                 eprintln!("database {}: {} acknowledged commits were dropped", path.display(), (acked - start).max(0));
             }

@@ -354,3 +354,32 @@ async fn a_second_writer_is_refused_not_forked() {
     assert_eq!(Store::open(&dir, false, Duration::from_secs(60)).unwrap().tables[0].record, table(id, 5).record);
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// 2,000 refused saves of two kinds, one every 12.5 ms for 25 s, the kinds
+/// in turn: each kind is logged at its first refusal, then once per 10 s
+/// with how many were refused since its last line.
+#[test]
+fn refused_saves_are_logged_once_per_kind_per_10_s_with_a_count() {
+    let start = Instant::now();
+    let mut quiet = Quiet::default();
+    let mut lines = Vec::new();
+    for i in 0..2000u32 {
+        let kind = if i % 2 == 0 { "busy" } else { "moved" };
+        let now = start + Duration::from_micros(12_500) * i;
+        if let Some(line) = quiet.line(now, kind, &format!("{kind} {i}")) {
+            lines.push((i, line));
+        }
+    }
+    let said = |i: u32, kind: &str, more: &str| (i, format!("database: a save was refused: {kind} {i}{more}"));
+    assert_eq!(
+        lines,
+        [
+            said(0, "busy", ""),
+            said(1, "moved", ""),
+            said(800, "busy", " (400 saves refused this way in the last 10 s)"),
+            said(801, "moved", " (400 saves refused this way in the last 10 s)"),
+            said(1600, "busy", " (400 saves refused this way in the last 10 s)"),
+            said(1601, "moved", " (400 saves refused this way in the last 10 s)"),
+        ]
+    );
+}
