@@ -187,11 +187,16 @@ impl Drop for Store {
     }
 }
 
-/// 64-bit FNV-1a of each part, each preceded by its length.
+/// 64-bit FNV-1a (the kit's [`Fnv1a`](boardgame_kit::Fnv1a)) of each
+/// part, each preceded by its length as 8 little-endian bytes.
 fn digest(parts: &[&[u8]]) -> i64 {
-    let fnv = |h: u64, b: &[u8]| b.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
-    let h = parts.iter().fold(0xcbf2_9ce4_8422_2325, |h, p| fnv(fnv(h, &(p.len() as u64).to_le_bytes()), p));
-    i64::from_le_bytes(h.to_le_bytes())
+    use std::hash::Hasher;
+    let mut h = boardgame_kit::Fnv1a::new();
+    for p in parts {
+        h.write_u64(p.len() as u64);
+        h.write(p);
+    }
+    i64::from_le_bytes(h.finish().to_le_bytes())
 }
 
 fn table_checksum(id: &str, game: &str, created: u64, seats: &str, record: &str) -> i64 {

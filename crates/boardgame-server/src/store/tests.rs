@@ -383,3 +383,52 @@ fn refused_saves_are_logged_once_per_kind_per_10_s_with_a_count() {
         ]
     );
 }
+
+/// The rows' checksum is the one every database so far was written with:
+/// FNV-1a 64 over each part's length (8 bytes, little-endian) and bytes
+/// (the value computed independently of the kit).
+#[test]
+fn the_checksum_is_the_one_databases_were_written_with() {
+    assert_eq!(digest(&[b"abc", b"", &7u64.to_le_bytes()]), -4_743_591_906_016_749_091);
+}
+
+/// Saves grouped into one transaction each run in a savepoint: a save that
+/// fails after its first statements (here a trigger refuses its second
+/// action row, as a disk that fills between two rows would) leaves nothing
+/// of itself, and the saves beside it in the batch are kept.
+#[test]
+fn a_save_that_fails_midway_leaves_nothing_and_its_batch_is_kept() {
+    let dir = temp("savepoint");
+    let (mut conn, folder) = files::open(&dir, false).unwrap();
+    migrate(&mut conn).unwrap();
+    let b = "00000000000000bb";
+    write_save(&conn, &to_save(&table(b, 2), None).unwrap()).unwrap();
+    conn.execute_batch(
+        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON main.actions WHEN NEW.action = 999 \
+         BEGIN SELECT RAISE(ABORT, 'the disk filled between two rows'); END;",
+    )
+    .unwrap();
+    let mut longer = table(b, 2);
+    longer.record["actions"] = serde_json::json!([0, 3, 6, 999]);
+    let (tx, rx) = mpsc::channel();
+    let mut answers = Vec::new();
+    for (t, known) in [(table("00000000000000aa", 3), None), (longer, Some(2))] {
+        let (done, answer) = oneshot::channel();
+        tx.send((Job::Save(to_save(&t, known).unwrap()), done)).unwrap();
+        answers.push(answer);
+    }
+    drop(tx);
+    // Both saves wait before the writer starts: one batch, one transaction.
+    let f: Folder = std::sync::Arc::new(std::sync::Mutex::new(folder));
+    std::thread::spawn(move || writer(conn, f, rx)).join().unwrap();
+    let got: Vec<Result<(), String>> = answers.into_iter().map(|a| a.blocking_recv().unwrap()).collect();
+    assert_eq!(got[0], Ok(()));
+    assert!(got[1].as_ref().is_err_and(|e| e.contains("the disk filled")), "{got:?}");
+    let steps = |id: &str| query::<i64>(&dir, &format!("SELECT steps FROM tables WHERE id = '{id}'"));
+    let rows = |id: &str| {
+        query::<i64>(&dir, &format!("SELECT count(*) FROM actions JOIN tables ON key = table_key WHERE id = '{id}'"))
+    };
+    assert_eq!((steps("00000000000000aa"), rows("00000000000000aa")), (3, 3), "the other save of the batch is kept");
+    assert_eq!((steps(b), rows(b)), (2, 2), "nothing of the failed save is kept");
+    let _ = fs::remove_dir_all(&dir);
+}
