@@ -18,9 +18,9 @@ fn file(name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 /// Plays one game from `seed` in which `a` moves at every seat, asking `b`
-/// too at every decision (each with the same agent stream): they must
-/// agree. Returns the number of decisions.
-fn same_moves<G: Bots>(config: &G::Config, a: &AgentSpec, b: &AgentSpec, seed: u64) -> usize {
+/// too at every decision (each with the same agent stream): the number of
+/// decisions if they agree throughout, else where they first differ.
+fn agree<G: Bots>(config: &G::Config, a: &AgentSpec, b: &AgentSpec, seed: u64) -> Result<usize, String> {
     let (mut a, mut b) = (a.build::<G>().unwrap(), b.build::<G>().unwrap());
     let mut state = G::new_game(config).unwrap();
     let mut chance = GameRng::new(seed);
@@ -35,13 +35,20 @@ fn same_moves<G: Bots>(config: &G::Config, a: &AgentSpec, b: &AgentSpec, seed: u
                 let stream = seed.wrapping_mul(1_000_003).wrapping_add(decisions as u64);
                 let x = a.act(&state, seat, &mut GameRng::new(stream));
                 let y = b.act(&state, seat, &mut GameRng::new(stream));
-                assert_eq!(x, y, "decision {decisions} of the game from seed {seed}");
+                if x != y {
+                    return Err(format!("decision {decisions} of the game from seed {seed}: {x:?} against {y:?}"));
+                }
                 state.apply(x).unwrap();
                 decisions += 1;
             }
-            _ => return decisions,
+            _ => return Ok(decisions),
         }
     }
+}
+
+/// [`agree`], which must hold.
+fn same_moves<G: Bots>(config: &G::Config, a: &AgentSpec, b: &AgentSpec, seed: u64) -> usize {
+    agree::<G>(config, a, b, seed).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -65,6 +72,47 @@ fn a_weights_file_plays_as_the_committed_network() {
     assert_eq!(spec.to_string().parse::<AgentSpec>().unwrap(), spec);
     std::fs::remove_file(k).unwrap();
     std::fs::remove_file(c).unwrap();
+}
+
+/// `learned` and `learned-ismcts:N` pick the network by the table's player
+/// count: at a count with a network of its own (`WEIGHTS_BY_PLAYERS`) they
+/// play that network's moves, elsewhere the default network's
+/// (docs/learning.md, "The committed networks").
+#[test]
+fn learned_plays_the_network_of_the_tables_player_count() {
+    assert!(!korovan::WEIGHTS_BY_PLAYERS.is_empty(), "Korovan ships networks for player counts of their own");
+    let named = |name: &str, path: &PathBuf| -> AgentSpec { format!("{name}@{}", path.display()).parse().unwrap() };
+    let default = file("korovan-default.bgnn", korovan::WEIGHTS);
+    for &(players, bytes) in korovan::WEIGHTS_BY_PLAYERS {
+        let own = file(&format!("korovan-{players}p.bgnn"), bytes);
+        let config = KorovanConfig::with_players(u8::try_from(players).unwrap());
+        for seed in 0..2 {
+            let n = same_moves::<Korovan>(&config, &"learned".parse().unwrap(), &named("learned", &own), seed);
+            assert!(n > 10, "a whole game: {n} decisions");
+        }
+        same_moves::<Korovan>(&config, &"learned-ismcts:8".parse().unwrap(), &named("learned-ismcts:8", &own), 7);
+        // The other network plays otherwise at this count.
+        let differs = (0..4)
+            .any(|seed| agree::<Korovan>(&config, &named("learned", &default), &named("learned", &own), seed).is_err());
+        assert!(differs, "the {players}-player network plays as the default one: the test could not tell them apart");
+        std::fs::remove_file(own).unwrap();
+    }
+    // A count without a network of its own plays the default one.
+    let counts: Vec<usize> = korovan::WEIGHTS_BY_PLAYERS.iter().map(|&(n, _)| n).collect();
+    let other = (3..=9u8).find(|&n| !counts.contains(&usize::from(n))).unwrap();
+    same_moves::<Korovan>(
+        &KorovanConfig::with_players(other),
+        &"learned".parse().unwrap(),
+        &named("learned", &default),
+        1,
+    );
+    for &(players, bytes) in caravan::WEIGHTS_BY_PLAYERS {
+        let own = file(&format!("caravan-{players}p.bgnn"), bytes);
+        let config = CaravanConfig { players: u8::try_from(players).unwrap(), ..CaravanConfig::default() };
+        same_moves::<Caravan>(&config, &"learned".parse().unwrap(), &named("learned", &own), 0);
+        std::fs::remove_file(own).unwrap();
+    }
+    std::fs::remove_file(default).unwrap();
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Agents and allocation-free random play: [`Agent`], [`RandomAgent`],
+//! Agents and allocation-free random play: [`Agent`], [`RandomAgent`], [`ByPlayers`],
 //! [`playout`], [`random_action`], [`perft`].
 
 use crate::{Game, GameRng, Turn};
@@ -56,6 +56,77 @@ pub trait Agent<G: Game>: Send {
     /// action the agent returned as its whole policy.
     fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
         out.clear();
+    }
+}
+
+/// An agent that plays each table size with an agent of its own: the one
+/// given for the state's player count ([`Game::num_players`]), or `other`
+/// at every count not given. The engines' `learned` agents are this where a
+/// network was trained for a player count (docs/learning.md). Its name is
+/// `other`'s; [`Agent::policy`] is that of the agent that made the last
+/// decision.
+///
+/// ```
+/// use boardgame_kit::{Agent, ByPlayers, IsMctsAgent, RandomAgent, testgame::HiddenNim};
+///
+/// // Random play at two seats, a search at three and four (a game of
+/// // another engine: the test game has two seats).
+/// let search = |n| (n, Box::new(IsMctsAgent::with_iterations(20)) as Box<dyn Agent<HiddenNim>>);
+/// let agent = ByPlayers::new(Box::new(RandomAgent), vec![search(3), search(4)]);
+/// assert_eq!(agent.name(), "random");
+/// assert_eq!(agent.counts().collect::<Vec<_>>(), [3, 4]);
+/// ```
+pub struct ByPlayers<G: Game> {
+    other: Box<dyn Agent<G>>,
+    by_players: Vec<(usize, Box<dyn Agent<G>>)>,
+    /// The index in `by_players` of the agent of the last decision (`None`:
+    /// `other`'s, or no decision yet).
+    last: Option<usize>,
+}
+
+impl<G: Game> ByPlayers<G> {
+    /// `by_players`' agent at each count it names (the first, if a count
+    /// is named twice), `other` at the rest.
+    pub fn new(other: Box<dyn Agent<G>>, by_players: Vec<(usize, Box<dyn Agent<G>>)>) -> Self {
+        ByPlayers { other, by_players, last: None }
+    }
+
+    /// The player counts with an agent of their own.
+    pub fn counts(&self) -> impl Iterator<Item = usize> + '_ {
+        self.by_players.iter().map(|&(n, _)| n)
+    }
+}
+
+impl<G: Game> std::fmt::Debug for ByPlayers<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let counts: Vec<usize> = self.counts().collect();
+        f.debug_struct("ByPlayers").field("other", &self.other.name()).field("counts", &counts).finish_non_exhaustive()
+    }
+}
+
+impl<G: Game> Agent<G> for ByPlayers<G> {
+    fn name(&self) -> String {
+        self.other.name()
+    }
+    fn act(&mut self, state: &G, seat: usize, rng: &mut GameRng) -> G::Action {
+        let n = state.num_players();
+        self.last = self.by_players.iter().position(|&(count, _)| count == n);
+        match self.last.and_then(|i| self.by_players.get_mut(i)) {
+            Some((_, agent)) => agent.act(state, seat, rng),
+            None => self.other.act(state, seat, rng),
+        }
+    }
+    fn reset(&mut self) {
+        self.other.reset();
+        for (_, agent) in &mut self.by_players {
+            agent.reset();
+        }
+    }
+    fn policy(&self, out: &mut Vec<(G::Action, f64)>) {
+        match self.last.and_then(|i| self.by_players.get(i)) {
+            Some((_, agent)) => agent.policy(out),
+            None => self.other.policy(out),
+        }
     }
 }
 

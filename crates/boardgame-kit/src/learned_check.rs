@@ -40,8 +40,10 @@ pub struct LearnedReport {
 ///   seat's observation alone, and `learned-ismcts:8` passes it and writes
 ///   its visit shares as its policy;
 /// * `learned-ismcts:8` by name plays what [`Bots::learned_search_with`]
-///   over the weights plays ([`same_decisions`]), so a trained file is
-///   measured with the search the name plays.
+///   over the weights plays ([`same_decisions`]) on the first of `configs`
+///   (a player count at which the name plays these weights: not one with a
+///   network of its own), so a trained file is measured with the search the
+///   name plays.
 ///
 /// # Errors
 /// The first broken promise; weights and naming faults carry seed 0 and

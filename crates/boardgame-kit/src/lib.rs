@@ -116,7 +116,7 @@ pub mod testgame;
 pub use proptest;
 mod words;
 
-pub use agent::{Agent, RandomAgent, count_legal, perft, playout, random_action};
+pub use agent::{Agent, ByPlayers, RandomAgent, count_legal, perft, playout, random_action};
 pub use arena::{
     AgentFactory, Arena, ArenaGame, ArenaReport, Entrant, EntrantStats, SHARE_UNIT, share_units, wilson_interval,
     wilson_interval_at,

@@ -110,7 +110,10 @@ pub use compact::{
 };
 pub use config::{Board, CaravanConfig, ConfigError, MAX_TURNS_LIMIT};
 pub use error::{CaravanError, IllegalReason, SetupError};
-pub use net::{LEARNED_SEARCH_MARGIN, WEIGHTS, network as learned_network};
+pub use net::{
+    LEARNED_SEARCH_MARGIN, WEIGHTS, WEIGHTS_BY_PLAYERS, network as learned_network,
+    networks_by_players as learned_networks_by_players,
+};
 pub use observation::{CaravanObservation, GLOBAL_SCALARS, PLANES, PLAYER_SCALARS, TENSOR_LEN};
 pub use rules::allowance;
 pub use setup::{CaravanSetup, PlacedCamel};

@@ -18,7 +18,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use boardgame_kit::nn::{BoardLayout, NetGame, Network, WeightsError};
+use boardgame_kit::nn::{BoardLayout, NetGame, Network, PlayerNetworks, WeightsError};
 use boardgame_kit::{Agent, Bots, Budget, Game};
 
 use crate::action::Action;
@@ -123,8 +123,36 @@ pub fn network() -> Result<Arc<Network>, WeightsError> {
     NET.get_or_init(|| boardgame_kit::nn::read_network::<Caravan>(WEIGHTS, &crate::CaravanConfig::default())).clone()
 }
 
+/// Networks trained at a player count of their own, `(players, weights)`:
+/// `learned` and `learned-ismcts:N` play each at its count and [`WEIGHTS`]
+/// at the others (docs/learning.md, "The committed networks").
+pub const WEIGHTS_BY_PLAYERS: &[(usize, &[u8])] = &[];
+
+/// The networks of [`WEIGHTS_BY_PLAYERS`], read on first use.
+///
+/// # Errors
+/// The [`WeightsError`] of a corrupt file (the crate's tests read them).
+pub fn networks_by_players() -> Result<PlayerNetworks, WeightsError> {
+    static NETS: OnceLock<Result<PlayerNetworks, WeightsError>> = OnceLock::new();
+    NETS.get_or_init(|| {
+        boardgame_kit::nn::read_networks::<Caravan>(WEIGHTS_BY_PLAYERS, &crate::CaravanConfig::default())
+    })
+    .clone()
+}
+
+/// `learned:T` over the committed networks.
 pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Caravan>>, WeightsError> {
-    Ok(Box::new(boardgame_kit::nn::LearnedAgent::<Caravan>::new(network()?, temperature)?))
+    boardgame_kit::nn::agent_by_players(network()?, networks_by_players()?, |net| {
+        Ok(Box::new(boardgame_kit::nn::LearnedAgent::<Caravan>::new(net, temperature)?))
+    })
+}
+
+/// `learned-ismcts:N` over the committed networks.
+pub(crate) fn learned_search_agent(budget: boardgame_kit::Budget) -> Result<Box<dyn Agent<Caravan>>, WeightsError> {
+    use boardgame_kit::Bots;
+    boardgame_kit::nn::agent_by_players(network()?, networks_by_players()?, |net| {
+        Caravan::learned_search_with(net, budget)
+    })
 }
 
 /// The margin of `learned-ismcts:N` for Caravan, in the search's return
@@ -153,7 +181,7 @@ impl Bots for Caravan {
     /// The search guided by the committed network
     /// ([`Bots::learned_search_with`]).
     fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
-        Some(network().and_then(|net| Self::learned_search_with(net, budget)))
+        Some(learned_search_agent(budget))
     }
 
     // `learned@FILE` and `learned-ismcts:N@FILE`: a file's network played

@@ -749,7 +749,7 @@ impl Bots for Korovan {
     /// The search guided by the committed network
     /// ([`Bots::learned_search_with`]).
     fn learned_search_agent(budget: Budget) -> Option<Result<Box<dyn Agent<Self>>, boardgame_kit::nn::WeightsError>> {
-        Some(crate::learned_network().and_then(|net| Self::learned_search_with(net, budget)))
+        Some(crate::net::learned_search_agent(budget))
     }
 
     // `learned@FILE` and `learned-ismcts:N@FILE`: a file's network played

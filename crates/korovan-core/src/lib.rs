@@ -76,7 +76,10 @@ pub use action::{Action, ActionList, AmbushSet, ChanceList, NUM_ACTIONS};
 pub use bot::{KorovanHeuristic, tuned_ismcts};
 pub use config::{ConfigError, Fines, Helper, HelperCounts, KorovanConfig, MAX_HAND, MAX_LAPS, MAX_PLAYERS, MAX_ROWS};
 pub use error::{IllegalReason, KorovanError, SetupError};
-pub use net::{LEARNED_SEARCH_MARGIN, WEIGHTS, network as learned_network};
+pub use net::{
+    LEARNED_SEARCH_MARGIN, WEIGHTS, WEIGHTS_BY_PLAYERS, network as learned_network,
+    networks_by_players as learned_networks_by_players,
+};
 pub use observation::{KorovanObservation, TENSOR_LEN};
 pub use setup::{KorovanSetup, RowSetup};
 pub use state::{Card, HelperLog, Korovan, Phase};

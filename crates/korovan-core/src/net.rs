@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use boardgame_kit::nn::{NetGame, Network, WeightsError};
+use boardgame_kit::nn::{NetGame, Network, PlayerNetworks, WeightsError};
 use boardgame_kit::{Agent, Game};
 
 use crate::action::{Action, NUM_ACTIONS};
@@ -37,8 +37,40 @@ pub fn network() -> Result<Arc<Network>, WeightsError> {
     NET.get_or_init(|| boardgame_kit::nn::read_network::<Korovan>(WEIGHTS, &crate::KorovanConfig::default())).clone()
 }
 
+/// Networks trained at a player count of their own, `(players, weights)`:
+/// `learned` and `learned-ismcts:N` play each at its count and [`WEIGHTS`]
+/// at the others (docs/learning.md, "The committed networks").
+pub const WEIGHTS_BY_PLAYERS: &[(usize, &[u8])] = &[
+    (3, include_bytes!("../weights/korovan-3p.bgnn")),
+    (8, include_bytes!("../weights/korovan-8p.bgnn")),
+    (9, include_bytes!("../weights/korovan-9p.bgnn")),
+];
+
+/// The networks of [`WEIGHTS_BY_PLAYERS`], read on first use.
+///
+/// # Errors
+/// The [`WeightsError`] of a corrupt file (the crate's tests read them).
+pub fn networks_by_players() -> Result<PlayerNetworks, WeightsError> {
+    static NETS: OnceLock<Result<PlayerNetworks, WeightsError>> = OnceLock::new();
+    NETS.get_or_init(|| {
+        boardgame_kit::nn::read_networks::<Korovan>(WEIGHTS_BY_PLAYERS, &crate::KorovanConfig::default())
+    })
+    .clone()
+}
+
+/// `learned:T` over the committed networks.
 pub(crate) fn learned_agent(temperature: f32) -> Result<Box<dyn Agent<Korovan>>, WeightsError> {
-    Ok(Box::new(boardgame_kit::nn::LearnedAgent::<Korovan>::new(network()?, temperature)?))
+    boardgame_kit::nn::agent_by_players(network()?, networks_by_players()?, |net| {
+        Ok(Box::new(boardgame_kit::nn::LearnedAgent::<Korovan>::new(net, temperature)?))
+    })
+}
+
+/// `learned-ismcts:N` over the committed networks.
+pub(crate) fn learned_search_agent(budget: boardgame_kit::Budget) -> Result<Box<dyn Agent<Korovan>>, WeightsError> {
+    use boardgame_kit::Bots;
+    boardgame_kit::nn::agent_by_players(network()?, networks_by_players()?, |net| {
+        Korovan::learned_search_with(net, budget)
+    })
 }
 
 /// The margin of `learned-ismcts:N` for Korovan (in shares of the win):

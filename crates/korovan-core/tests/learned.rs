@@ -7,7 +7,7 @@
 
 use boardgame_kit::nn::LearnedAgent;
 use boardgame_kit::{Agent, Game, GameRng, Turn, check_learned, golden_outputs};
-use korovan_core::{Korovan, KorovanConfig, WEIGHTS, learned_network};
+use korovan_core::{Korovan, KorovanConfig, WEIGHTS, WEIGHTS_BY_PLAYERS, learned_network, learned_networks_by_players};
 use proptest::prelude::*;
 
 fn config(players: u8) -> KorovanConfig {
@@ -21,13 +21,32 @@ fn config(players: u8) -> KorovanConfig {
 #[test]
 fn the_committed_network_and_its_agents_pass_the_kits_checks() {
     assert!(WEIGHTS.len() <= 1 << 20, "{} bytes", WEIGHTS.len());
-    let configs: Vec<KorovanConfig> = (3..=9u8).map(config).collect();
+    // The default network's own count first: there `learned-ismcts:8` by
+    // name plays these weights (other counts may have networks of their own).
+    let configs: Vec<KorovanConfig> = [5u8, 3, 4, 6, 7, 8, 9].into_iter().map(config).collect();
     let r = check_learned::<Korovan>(WEIGHTS, &configs).unwrap();
     assert_eq!((r.configs, r.refused, r.names), (7, 5, 3), "{r:?}");
     assert!(r.decisions > 0, "{r:?}");
     let net = learned_network().unwrap();
     assert_eq!(net.game(), "korovan");
     assert!(net.text().contains("\"seed\""), "the file says how it was trained: {}", net.text());
+}
+
+/// The networks trained at a player count of their own pass the same
+/// checks at their count, each says in its text which count it was trained
+/// at, and the game's networks together stay within 2 MB.
+#[test]
+fn the_networks_of_player_counts_pass_the_kits_checks() {
+    let total = WEIGHTS.len() + WEIGHTS_BY_PLAYERS.iter().map(|(_, b)| b.len()).sum::<usize>();
+    assert!(total <= 2_000_000, "the networks take {total} bytes");
+    let nets = learned_networks_by_players().unwrap();
+    assert_eq!(nets.len(), WEIGHTS_BY_PLAYERS.len());
+    for (&(players, bytes), (n, net)) in WEIGHTS_BY_PLAYERS.iter().zip(&nets) {
+        assert_eq!(players, *n);
+        let r = check_learned::<Korovan>(bytes, &[config(u8::try_from(players).unwrap())]).unwrap();
+        assert!(r.decisions > 0, "{r:?}");
+        assert!(net.text().contains(&format!("\"players\": {players}")), "{players}: {}", net.text());
+    }
 }
 
 proptest! {

@@ -214,6 +214,39 @@ pub fn read_network<G: NetGame>(bytes: &[u8], config: &G::Config) -> Result<Arc<
     Ok(Arc::new(net))
 }
 
+/// Networks trained at a player count of their own: `(players, network)`.
+pub type PlayerNetworks = Vec<(usize, Arc<Network>)>;
+
+/// Reads the networks of `files`, `(players, weights)` each (an engine's
+/// networks trained for a player count of their own), checked against
+/// `config` as [`read_network`] does.
+///
+/// # Errors
+/// The first file's [`WeightsError`] that does not read or fit.
+pub fn read_networks<G: NetGame>(files: &[(usize, &[u8])], config: &G::Config) -> Result<PlayerNetworks, WeightsError> {
+    files.iter().map(|&(players, bytes)| Ok((players, read_network::<G>(bytes, config)?))).collect()
+}
+
+/// An engine's agent over its committed networks: `make` of `default`, or,
+/// where some player counts have a network of their own (`by_players`), a
+/// [`ByPlayers`](crate::ByPlayers) of `make` over each of them and over
+/// `default` at the other counts.
+///
+/// # Errors
+/// The first of `make`'s errors.
+pub fn agent_by_players<G: Game>(
+    default: Arc<Network>,
+    by_players: PlayerNetworks,
+    make: impl Fn(Arc<Network>) -> Result<Box<dyn Agent<G>>, WeightsError>,
+) -> Result<Box<dyn Agent<G>>, WeightsError> {
+    let other = make(default)?;
+    if by_players.is_empty() {
+        return Ok(other);
+    }
+    let agents = by_players.into_iter().map(|(n, net)| Ok((n, make(net)?))).collect::<Result<Vec<_>, _>>()?;
+    Ok(Box::new(crate::ByPlayers::new(other, agents)))
+}
+
 /// The buffers of one forward pass over a game's state.
 #[derive(Debug)]
 struct Eval {
