@@ -7,7 +7,7 @@
 
 use boardgame_kit::nn::LearnedAgent;
 use boardgame_kit::{Agent, Game, GameRng, Turn, check_learned, golden_outputs};
-use caravan_core::{Caravan, CaravanConfig, WEIGHTS, learned_network};
+use caravan_core::{Caravan, CaravanConfig, WEIGHTS, WEIGHTS_BY_PLAYERS, learned_network, learned_networks_by_players};
 use proptest::prelude::*;
 
 /// Games of at most 60 turns: a debug build's forward passes are slow, and
@@ -30,6 +30,24 @@ fn the_committed_network_and_its_agents_pass_the_kits_checks() {
     let net = learned_network().unwrap();
     assert_eq!(net.game(), "caravan");
     assert!(net.text().contains("\"seed\""), "the file says how it was trained: {}", net.text());
+}
+
+/// The networks trained at a player count of their own pass the same
+/// checks at their count, each says in its text which count it was trained
+/// at, and the game's networks together stay within 2 MB.
+#[test]
+fn the_networks_of_player_counts_pass_the_kits_checks() {
+    let total = WEIGHTS.len() + WEIGHTS_BY_PLAYERS.iter().map(|(_, b)| b.len()).sum::<usize>();
+    assert!(total <= 2_000_000, "the networks take {total} bytes");
+    let nets = learned_networks_by_players().unwrap();
+    assert_eq!(nets.len(), WEIGHTS_BY_PLAYERS.len());
+    assert!(!nets.is_empty(), "Caravan ships a network for a player count of its own");
+    for (&(players, bytes), (n, net)) in WEIGHTS_BY_PLAYERS.iter().zip(&nets) {
+        assert_eq!(players, *n);
+        let r = check_learned::<Caravan>(bytes, &[config(u8::try_from(players).unwrap())]).unwrap();
+        assert!(r.decisions > 0, "{r:?}");
+        assert!(net.text().contains(&format!("\"players\": {players}")), "{players}: {}", net.text());
+    }
 }
 
 proptest! {

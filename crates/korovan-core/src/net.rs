@@ -42,6 +42,8 @@ pub fn network() -> Result<Arc<Network>, WeightsError> {
 /// at the others (docs/learning.md, "The committed networks").
 pub const WEIGHTS_BY_PLAYERS: &[(usize, &[u8])] = &[
     (3, include_bytes!("../weights/korovan-3p.bgnn")),
+    (4, include_bytes!("../weights/korovan-4p.bgnn")),
+    (7, include_bytes!("../weights/korovan-7p.bgnn")),
     (8, include_bytes!("../weights/korovan-8p.bgnn")),
     (9, include_bytes!("../weights/korovan-9p.bgnn")),
 ];
