@@ -24,6 +24,38 @@ pub struct LearnedReport {
     pub decisions: usize,
 }
 
+/// Checks an engine's networks for player counts of their own
+/// (`by_players`, `(players, weights)` each, the engine's
+/// `WEIGHTS_BY_PLAYERS`) beside its default `weights`: together at most
+/// 2,000,000 bytes; each passes [`check_learned`] at its count
+/// (`config_of(players)`), where the learned agents by name play it; and
+/// each file's text names the count it was trained at (`"players": N`).
+/// Returns the decisions checked.
+///
+/// # Errors
+/// The first broken promise, as [`check_learned`]'s.
+pub fn check_player_networks<G: NetGame + Bots>(
+    weights: &[u8],
+    by_players: &[(usize, &[u8])],
+    config_of: impl Fn(usize) -> G::Config,
+) -> Result<usize, ConformanceError> {
+    let fail = |message: String| ConformanceError { seed: 0, step: 0, message };
+    let total = weights.len() + by_players.iter().map(|(_, b)| b.len()).sum::<usize>();
+    if total > 2_000_000 {
+        return Err(fail(format!("the networks of {} take {total} bytes, more than 2,000,000", G::NAME)));
+    }
+    let mut decisions = 0;
+    for &(players, bytes) in by_players {
+        let config = config_of(players);
+        decisions += check_learned::<G>(bytes, std::slice::from_ref(&config))?.decisions;
+        let net = read_network::<G>(bytes, &config).map_err(|e| fail(format!("{players} players: {e}")))?;
+        if !net.text().contains(&format!("\"players\": {players}")) {
+            return Err(fail(format!("the {players}-player network's text does not name its count: {}", net.text())));
+        }
+    }
+    Ok(decisions)
+}
+
 /// Checks an engine's shipped network and its learned agents:
 ///
 /// * `weights` read and fit `G` ([`read_network`]) for every one of

@@ -135,7 +135,7 @@ pub use game::{
     ActionBuffer, ActionId, ChanceOutcome, Game, GameError, MaskError, Outcome, Seats, SeatsIter, Turn, Viewer,
     chance_actions, legal_action_mask, sample_chance,
 };
-pub use learned_check::{LearnedReport, check_learned, golden_outputs, same_decisions};
+pub use learned_check::{LearnedReport, check_learned, check_player_networks, golden_outputs, same_decisions};
 pub use record::{GameRecord, RECORD_FORMAT_VERSION, RecordError, RecordHeader};
 pub use rng::GameRng;
 pub use search::{
