@@ -13,16 +13,19 @@ from korovan_caravan.evaluation import play_game
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 WEIGHTS = {name: ROOT / "crates" / f"{name}-core" / "weights" / f"{name}.bgnn" for name in ("korovan", "caravan")}
+# The networks of a player count of their own, which `learned` plays at that count.
+OWN = {("korovan", 4): ROOT / "crates" / "korovan-core" / "weights" / "korovan-4p.bgnn"}
 
 
 def game_of(name, players):
     return korovan_caravan.load_game(name, players=players, **SHORT[name])
 
 
-@pytest.mark.parametrize("name,players", [("korovan", 4), ("caravan", 2)])
+@pytest.mark.parametrize("name,players", [("korovan", 5), ("korovan", 4), ("caravan", 2)])
 def test_a_weights_file_plays_as_the_committed_network(name, players, tmp_path):
+    """At the default network's count and at a count with a network of its own."""
     path = tmp_path / f"{name}.bgnn"
-    path.write_bytes(WEIGHTS[name].read_bytes())
+    path.write_bytes(OWN.get((name, players), WEIGHTS[name]).read_bytes())
     game = game_of(name, players)
     for spec in ("learned", "learned:0.5", "learned-ismcts:6"):
         by_file = f"{spec}@{path}"
