@@ -195,6 +195,15 @@ impl GameName {
         GameName::ALL.iter().copied().find(|&g| g.cli_name() == name)
     }
 
+    /// The game named `name` on the command line, or a message naming the
+    /// games there are (`unknown game `chess` (games: korovan, caravan)`).
+    ///
+    /// # Errors
+    /// For a name that is no game's.
+    pub fn parse(name: &str) -> Result<GameName, String> {
+        GameName::from_cli_name(name).ok_or_else(|| format!("unknown game `{name}` (games: {})", GameName::list()))
+    }
+
     /// The game whose engine writes `engine` ([`Game::NAME`]) into records.
     pub fn from_engine(engine: &str) -> Option<GameName> {
         GameName::ALL.iter().copied().find(|&g| g.engine_name() == engine)

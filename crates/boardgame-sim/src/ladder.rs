@@ -187,9 +187,12 @@ fn count_game<G: Game>(tally: &mut CountTally, lineup: &[usize], game: &ArenaGam
 ///
 /// # Errors
 /// A usage error for bad arguments (fewer than two agents, an unknown
-/// agent, a player count the game does not allow, a seed range past the
-/// last seed), a runtime error when an engine refuses a move.
+/// agent, no player count or one listed twice, a player count the game
+/// does not allow, a seed range past the last seed, threads outside
+/// `1..=`[`crate::simulate::MAX_THREADS`]), a runtime error when an engine
+/// refuses a move.
 pub fn run_ladder(spec: &LadderSpec, progress: &dyn crate::simulate::Progress) -> Result<LadderResults, SimError> {
+    crate::simulate::check_threads(spec.threads).map_err(SimError::Usage)?;
     with_game!(spec.game, G => ladder::<G>(spec, progress))
 }
 
@@ -206,6 +209,11 @@ fn ladder<G: Engine>(spec: &LadderSpec, progress: &dyn crate::simulate::Progress
     }
     if spec.players.is_empty() {
         return Err(SimError::Usage("give at least one player count".into()));
+    }
+    for (i, n) in spec.players.iter().enumerate() {
+        if spec.players[..i].contains(n) {
+            return Err(SimError::Usage(format!("the player count {n} is listed twice")));
+        }
     }
     for s in &specs {
         agents::entrant::<G>(s.clone())?;

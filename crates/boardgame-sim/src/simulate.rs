@@ -112,10 +112,20 @@ pub fn simulate_spec(spec: &SimSpec) -> Result<SimResults, SimError> {
 /// # Errors
 /// As [`simulate_spec`].
 pub fn simulate_spec_with(spec: &SimSpec, progress: &dyn Progress) -> Result<SimResults, SimError> {
-    if !(1..=MAX_THREADS).contains(&spec.threads) {
-        return Err(SimError::Usage(format!("threads must be in 1..={MAX_THREADS}, got {}", spec.threads)));
-    }
+    check_threads(spec.threads).map_err(SimError::Usage)?;
     with_game!(spec.game, G => simulate::<G>(spec, progress))
+}
+
+/// `threads` when it is in `1..=`[`MAX_THREADS`] (a simulation's and a
+/// ladder's worker threads).
+///
+/// # Errors
+/// A message saying the range, for any other count.
+pub fn check_threads(threads: usize) -> Result<usize, String> {
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(format!("threads must be in 1..={MAX_THREADS}, got {threads}"));
+    }
+    Ok(threads)
 }
 
 /// The mergeable results of a simulation: integer sums only, plus what

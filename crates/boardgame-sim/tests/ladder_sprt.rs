@@ -88,6 +88,9 @@ fn a_ladder_refuses_bad_arguments() {
     assert!(usage(Box::new(|s| s.agents = "random,wizard".into())).contains("unknown agent `wizard`"));
     assert!(usage(Box::new(|s| s.players = vec![5])).contains("between 2 and 4"));
     assert!(usage(Box::new(|s| s.players = vec![])).contains("player count"));
+    assert!(usage(Box::new(|s| s.players = vec![3, 2, 3])).contains("player count 3 is listed twice"));
+    assert!(usage(Box::new(|s| s.threads = 0)).contains("threads must be in 1..=1024"));
+    assert!(usage(Box::new(|s| s.threads = 1025)).contains("threads must be in 1..=1024"));
     assert!(usage(Box::new(|s| s.seed = u64::MAX)).contains("past the last seed"));
     assert!(ladder::parse("{}").is_err());
     let mut r = ladder::run_ladder(&spec(1, None), &()).unwrap();
