@@ -125,17 +125,14 @@ pub fn run(args: LadderArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The merge of the ladder files `paths`.
+/// The merge of the ladder files `paths` ([`ladder::merge_text`], the
+/// errors naming the file).
 fn merged(paths: &[PathBuf]) -> Result<LadderResults, CliError> {
     let mut acc: Option<LadderResults> = None;
     for path in paths {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::Runtime(format!("cannot read {}: {e}", path.display())))?;
-        let r = ladder::parse(&text).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
-        match &mut acc {
-            None => acc = Some(r),
-            Some(a) => ladder::merge(a, &r).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?,
-        }
+        ladder::merge_text(&mut acc, &text).map_err(|e| CliError::Runtime(format!("{}: {e}", path.display())))?;
     }
     acc.ok_or_else(|| CliError::Usage("--merge needs at least one file".into()))
 }

@@ -56,6 +56,13 @@ fn a_ladder_prints_a_table_writes_json_and_a_chart_and_merges_its_shards() {
     let o = run(&["ladder", "--merge", s(&parts[0]), s(&parts[0])]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("already counted"));
+    // A simulation's results are refused, naming the file and what it holds.
+    let sim = scratch("sim.json");
+    std::fs::write(&sim, ok(&["simulate", "caravan", "--games", "2", "--json", "-q"])).unwrap();
+    let o = run(&["ladder", "--merge", s(&parts[0]), s(&sim)]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("{}: a simulation's results", s(&sim))), "{err}");
 }
 
 #[test]

@@ -311,15 +311,21 @@ pub fn merge(acc: &mut LadderResults, other: &LadderResults) -> Result<(), Strin
     Ok(())
 }
 
-/// Reads a ladder's JSON, checking that its tallies fit its agents.
+/// Reads a ladder's JSON, checking its format tag first (so that other
+/// results, a simulation's, are named as such) and that its tallies fit its
+/// agents.
 ///
 /// # Errors
 /// What is wrong with the text.
 pub fn parse(text: &str) -> Result<LadderResults, String> {
-    let r: LadderResults = serde_json::from_str(text).map_err(|e| format!("not a ladder's JSON: {e}"))?;
-    if r.format != LADDER_FORMAT {
-        return Err(format!("not a ladder of format {LADDER_FORMAT} (format `{}`)", r.format));
+    let format = crate::simulate::format_of(text).map_err(|e| format!("not a ladder's JSON: {e}"))?;
+    if format == crate::simulate::RESULTS_FORMAT {
+        return Err(format!("a simulation's results (format `{format}`), not a ladder (format {LADDER_FORMAT})"));
     }
+    if format != LADDER_FORMAT {
+        return Err(format!("not a ladder of format {LADDER_FORMAT} (format `{format}`)"));
+    }
+    let r: LadderResults = serde_json::from_str(text).map_err(|e| format!("not a ladder's JSON: {e}"))?;
     let k = r.agents.len();
     for c in &r.counts {
         if c.by_agent.len() != k || c.points.len() != k || c.points.iter().any(|row| row.len() != k) {
@@ -327,6 +333,37 @@ pub fn parse(text: &str) -> Result<LadderResults, String> {
         }
     }
     Ok(r)
+}
+
+/// Adds the ladder of a `ladder --json` text to `acc` (read by [`parse`],
+/// added by [`merge`]; the first text starts the sum): the step of
+/// `boardgame ladder --merge` and of [`merge_texts`].
+///
+/// # Errors
+/// When `text` is not a ladder, or it does not merge with `acc`.
+pub fn merge_text(acc: &mut Option<LadderResults>, text: &str) -> Result<(), String> {
+    let r = parse(text)?;
+    match acc {
+        None => *acc = Some(r),
+        Some(a) => merge(a, &r)?,
+    }
+    Ok(())
+}
+
+/// Merges every ladder of `texts` (JSON of [`to_json`], shards of one
+/// ladder) as `boardgame ladder --merge FILES --json` does, into the JSON
+/// of the sum: the ladder's JSON when the shards cover its deals.
+///
+/// # Errors
+/// A usage error naming the first text that is not a ladder or does not
+/// merge ([`merge_text`]: another game, other agents, player counts or
+/// configurations, deals already counted), or for no texts.
+pub fn merge_texts<S: AsRef<str>>(texts: &[S]) -> Result<String, SimError> {
+    let mut acc: Option<LadderResults> = None;
+    for (i, text) in texts.iter().enumerate() {
+        merge_text(&mut acc, text.as_ref()).map_err(|e| SimError::Usage(format!("result {i}: {e}")))?;
+    }
+    acc.map(|r| to_json(&r)).ok_or_else(|| SimError::Usage("no results to merge".to_string()))
 }
 
 /// The ladder's JSON: the tallies, and the ratings they give (ignored when
@@ -617,6 +654,61 @@ mod tests {
         three.points = three.points[..3].iter().map(|row| row[..3].to_vec()).collect();
         let l = labels(&three);
         assert_eq!((l[0].1, l[1].1, l[2].1), ("strongest", "easy", "easy"), "{l:?}");
+    }
+
+    /// A small ladder's JSON (or one shard's).
+    fn small(shard: Option<Shard>) -> String {
+        let spec = LadderSpec {
+            game: GameName::Caravan,
+            players: vec![2, 3],
+            config: None,
+            agents: "random,heuristic".into(),
+            deals: 5,
+            seed: 11,
+            threads: 1,
+            shard,
+        };
+        to_json(&run_ladder(&spec, &()).unwrap())
+    }
+
+    #[test]
+    fn merge_texts_of_the_shards_is_the_unsharded_json() {
+        let parts: Vec<String> = (0..3).map(|i| small(Some(Shard::new(i, 3).unwrap()))).collect();
+        let whole = small(None);
+        assert_ne!(parts[0], whole);
+        assert_eq!(merge_texts(&parts).unwrap(), whole);
+        let reversed: Vec<&str> = parts.iter().rev().map(String::as_str).collect();
+        assert_eq!(merge_texts(&reversed).unwrap(), whole, "in any order");
+        assert_eq!(merge_texts(std::slice::from_ref(&whole)).unwrap(), whole, "one ladder is itself");
+    }
+
+    #[test]
+    fn merge_texts_refuses_overlaps_nothing_and_other_results() {
+        let part = small(Some(Shard::new(0, 2).unwrap()));
+        let err = merge_texts(&[part.clone(), part.clone()]).unwrap_err();
+        assert!(matches!(&err, SimError::Usage(m) if m.starts_with("result 1: ") && m.contains("already counted")));
+        assert_eq!(merge_texts::<String>(&[]).unwrap_err(), SimError::Usage("no results to merge".into()));
+        let sim = crate::simulate::SimSpec {
+            game: GameName::Caravan,
+            players: Some(2),
+            config: None,
+            games: 2,
+            agents: "random".into(),
+            seed: 11,
+            threads: 1,
+            shard: None,
+            fixed_seats: false,
+        };
+        let sim = crate::simulate::to_json(&crate::simulate::simulate_spec(&sim).unwrap());
+        let err = merge_texts(&[part.clone(), sim]).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "result 1: a simulation's results (format `boardgame-simulate/1`), not a ladder (format boardgame-ladder/1)"
+        );
+        let other = small(None).replace("\"agents\": [\n    \"random\"", "\"agents\": [\n    \"flatmc\"");
+        let err = merge_texts(&[part, other]).unwrap_err().to_string();
+        assert!(err.contains("different agents"), "{err}");
+        assert!(merge_texts(&["not json"]).unwrap_err().to_string().contains("not a ladder's JSON"));
     }
 
     #[test]

@@ -572,6 +572,21 @@ pub fn check_results(r: &SimResults) -> Result<(), String> {
     Ok(())
 }
 
+/// The field every kind of results has (`simulate`'s, `ladder`'s).
+#[derive(Deserialize)]
+struct FormatTag {
+    format: String,
+}
+
+/// The format tag of a JSON text of results ([`RESULTS_FORMAT`],
+/// [`crate::ladder::LADDER_FORMAT`], …), read without keeping the rest.
+///
+/// # Errors
+/// When the text is not JSON or not an object with a string `format`.
+pub fn format_of(text: &str) -> Result<String, String> {
+    serde_json::from_str::<FormatTag>(text).map(|t| t.format).map_err(|e| e.to_string())
+}
+
 /// The results of a `simulate --json` text, checked ([`check_results`]).
 ///
 /// # Errors
