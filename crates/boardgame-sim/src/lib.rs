@@ -17,6 +17,10 @@
 //! - [`simulate`]: [`simulate::simulate_spec`] plays a [`simulate::SimSpec`]
 //!   (one shard of a seed range) and returns [`simulate::SimResults`], whose
 //!   JSON ([`simulate::to_json`]) merges exactly ([`simulate::merge_text`]).
+//! - [`ladder`]: a rating ladder ([`ladder::run_ladder`]), whose JSON
+//!   merges as exactly ([`ladder::merge_texts`]); [`sprt`]: is one agent
+//!   stronger than another; [`merge`](mod@merge): the merge of either
+//!   kind of JSON by its format tag ([`merge::merge_results`]).
 //!
 //! No command-line parser and no terminal output: a caller that wants a
 //! progress bar passes a [`simulate::Progress`].
@@ -54,6 +58,7 @@ pub mod games;
 pub mod ladder;
 pub mod learner;
 pub mod matches;
+pub mod merge;
 pub mod selfplay;
 pub mod session;
 pub mod simulate;
