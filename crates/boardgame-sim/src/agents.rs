@@ -100,8 +100,12 @@ impl<G: Bots> SeededAgent<G> {
     /// as that many [`SeededAgent::decide`] calls would.
     ///
     /// # Errors
-    /// The first refused choice, naming its index (`states[i]: …`).
+    /// A usage error for no states; the first refused choice, naming its
+    /// index (`states[i]: …`).
     pub fn decide_all(&mut self, states: &[(&G, usize)]) -> Result<Vec<ActionId>, SimError> {
+        if states.is_empty() {
+            return Err(SimError::Usage("at least one state is needed, got none".into()));
+        }
         let mut ids = Vec::with_capacity(states.len());
         for (i, &(state, seat)) in states.iter().enumerate() {
             ids.push(self.decide(state, seat).map_err(|e| SimError::Runtime(format!("states[{i}]: {e}")))?);

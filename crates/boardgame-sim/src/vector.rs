@@ -95,6 +95,44 @@ pub enum BuildError {
     Memory(String),
 }
 
+/// Room for one action id per game of a batch of `num_envs` (zeros), or a
+/// message when the memory cannot be had (Python's `MemoryError`).
+///
+/// # Errors
+/// When the allocation fails.
+pub fn id_buffer(num_envs: usize) -> Result<Vec<u32>, String> {
+    let mut ids = Vec::new();
+    ids.try_reserve_exact(num_envs).map_err(|_| format!("num_envs={num_envs}: no memory for the step's action ids"))?;
+    ids.resize(num_envs, 0);
+    Ok(ids)
+}
+
+/// One step's actions from a caller's signed ids (a numpy `int64` array,
+/// one per game) into `ids`, each checked to be in `0..num_actions`; `what`
+/// names an id in the message (`action id`), `plural` the ids (`ids`).
+///
+/// # Errors
+/// The first game whose id is out of range, named, with `ids` partly
+/// written.
+pub fn read_actions(
+    given: &[i64],
+    ids: &mut [u32],
+    num_actions: usize,
+    what: &str,
+    plural: &str,
+) -> Result<(), VectorError> {
+    for (game, (slot, &id)) in ids.iter_mut().zip(given).enumerate() {
+        match u32::try_from(id) {
+            Ok(v) if (v as usize) < num_actions => *slot = v,
+            _ => {
+                let message = format!("game {game}: {what} {id} is out of range ({plural} are 0..{num_actions})");
+                return Err(VectorError { game: Some(game), message });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The bytes a `VectorEnv` of `num_envs` games of `config` holds: the
 /// batch's states ([`Batch::bytes_for`]) and, per game, the rows of its
 /// numpy outputs, the ids of a step and the Python side's index arrays.
