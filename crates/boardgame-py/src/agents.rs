@@ -24,7 +24,7 @@ use boardgame_kit::{AgentSpec, Bots, GameRng};
 use boardgame_sim::agents::{Rollouts, SeededAgent, cut_evaluation, seat_to_move};
 use numpy::PyArray1;
 use pyo3::PyClass;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use boardgame_kit::nn::NetGame;
@@ -100,9 +100,7 @@ fn borrow_arg<'py, G: PyEngine>(obj: &Bound<'py, PyAny>) -> PyResult<PyRef<'py, 
 
 /// The state `obj` of engine `G`, or a `TypeError` naming what was given.
 pub(crate) fn state_arg<G: PyEngine>(obj: &Bound<'_, PyAny>) -> PyResult<G> {
-    G::state_of(obj).ok_or_else(|| {
-        PyTypeError::new_err(format!("expected a {} state (or its OpenSpiel wrapper), got {}", G::NAME, type_name(obj)))
-    })
+    Ok(G::state_in(&*borrow_arg::<G>(obj)?).clone())
 }
 
 /// An agent's choice: the action id, and its policy when asked for
@@ -185,9 +183,6 @@ impl<G: PyEngine> DynAgent for SeededAgent<G> {
         };
         for (i, item) in states.try_iter().map_err(|_| not_a_sequence())?.enumerate() {
             hold(i, &item?)?;
-        }
-        if held.is_empty() {
-            return Err(PyValueError::new_err("step_many needs at least one state"));
         }
         let refs: Vec<(&G, usize)> = held.iter().map(|(s, seat)| (G::state_in(s), *seat)).collect();
         let ids = py.detach(|| self.decide_all(&refs)).map_err(value_error)?;

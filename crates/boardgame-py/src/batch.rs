@@ -47,10 +47,7 @@ impl BatchObj {
     pub(crate) fn new(core: Core) -> PyResult<Self> {
         let (name, num_envs, num_players, observation_shape, num_actions) =
             Self::read(&core, |s| (s.name(), s.num_envs(), s.num_players(), s.observation_shape(), s.num_actions()));
-        let mut ids = Vec::new();
-        ids.try_reserve_exact(num_envs)
-            .map_err(|_| PyMemoryError::new_err(format!("num_envs={num_envs}: no memory for the step's action ids")))?;
-        ids.resize(num_envs, 0);
+        let ids = vector::id_buffer(num_envs).map_err(PyMemoryError::new_err)?;
         Ok(BatchObj { core, ids, name, num_envs, num_players, observation_shape, num_actions })
     }
 
@@ -204,7 +201,7 @@ impl VectorCoreObj {
     fn observe_into(mut slf: PyRefMut<'_, Self>, py: Python<'_>, mut out: BatchArrays<'_>) -> PyResult<()> {
         let out = batch_out(&mut out)?;
         let (core, _) = slf.as_super().vector()?;
-        py.detach(move || core.observe(out)).map_err(|e| vector_error(py, e, None))
+        py.detach(move || core.observe(out)).map_err(|e| vector_error(py, e, &[]))
     }
     /// Plays `actions[i]` (an int64 array, one id per game) in every game
     /// and writes the next decisions into the arrays `out` (as
@@ -227,19 +224,11 @@ impl VectorCoreObj {
                 actions.shape()
             )));
         }
-        for (game, (slot, &id)) in ids.iter_mut().zip(given).enumerate() {
-            *slot = u32::try_from(id).map_err(|_| {
-                let message =
-                    format!("game {game}: action id {id} is out of range (ids are 0..{})", core.num_actions());
-                vector_error(py, vector::VectorError { game: Some(game), message }, Some(id))
-            })?;
-        }
+        let num_actions = core.num_actions();
+        vector::read_actions(given, ids, num_actions, "action id", "ids").map_err(|e| vector_error(py, e, given))?;
         let out = batch_out(&mut out)?;
         let ids = &*ids;
-        py.detach(move || core.step(ids, out)).map_err(|e| {
-            let action = e.game.and_then(|g| given.get(g).copied());
-            vector_error(py, e, action)
-        })
+        py.detach(move || core.step(ids, out)).map_err(|e| vector_error(py, e, given))
     }
 }
 

@@ -53,6 +53,17 @@ fn caravan_compact_num_actions(game: &Bound<'_, PyAny>) -> PyResult<usize> {
     Ok(compact_num_actions(s.core.state.config()))
 }
 
+/// Writes the compact mask of `game` into `out` when it is a 1-D numpy
+/// array of `T`; `false` when it is not one.
+fn write_mask<T: numpy::Element + From<bool> + Copy>(game: &Caravan, out: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let Ok(array) = out.cast::<PyArray1<T>>() else { return Ok(false) };
+    let mut rw = array.try_readwrite().map_err(|_| value_error("`out` is not writeable or is in use"))?;
+    let len = rw.len();
+    let slice = rw.as_slice_mut().map_err(|_| value_error(format!("`out` (length {len}) is not contiguous")))?;
+    game.write_compact_mask(slice).map_err(compact_error)?;
+    Ok(true)
+}
+
 /// The compact mask of `state`: a numpy `bool` array over the compact ids,
 /// `True` exactly at the compact ids of the legal actions (all `False` at
 /// a chance node or at the end). With `out` (a contiguous 1-D `bool` or
@@ -72,17 +83,7 @@ fn caravan_compact_mask<'py>(
         Some(o) if !o.is_none() => o,
         _ => PyArray1::<bool>::zeros(py, n, false).into_any(),
     };
-    if let Ok(array) = out.cast::<PyArray1<bool>>() {
-        let mut rw = array.try_readwrite().map_err(|_| value_error("`out` is not writeable or is in use"))?;
-        let len = rw.len();
-        let slice = rw.as_slice_mut().map_err(|_| value_error(format!("`out` (length {len}) is not contiguous")))?;
-        game.write_compact_mask(slice).map_err(compact_error)?;
-    } else if let Ok(array) = out.cast::<PyArray1<u8>>() {
-        let mut rw = array.try_readwrite().map_err(|_| value_error("`out` is not writeable or is in use"))?;
-        let len = rw.len();
-        let slice = rw.as_slice_mut().map_err(|_| value_error(format!("`out` (length {len}) is not contiguous")))?;
-        game.write_compact_mask(slice).map_err(compact_error)?;
-    } else {
+    if !write_mask::<bool>(game, &out)? && !write_mask::<u8>(game, &out)? {
         return Err(PyTypeError::new_err(format!(
             "`out` must be a 1-D numpy array of bool or uint8 with {n} entries, got {}",
             crate::agents::type_name(&out)

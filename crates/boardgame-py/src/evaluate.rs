@@ -7,11 +7,10 @@
 
 use boardgame_kit::{AgentSpec, ArenaReport, EntrantStats};
 use boardgame_sim::matches;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::agents::{PyEngine, spec_arg, state_arg, type_name, with_py_game};
+use crate::agents::{PyEngine, spec_arg, state_arg, with_py_game};
 use crate::value_error;
 
 /// A report as Python data: `games`, `length_sum`, `mean_length` and per
@@ -43,18 +42,6 @@ fn report_to_py<'py>(py: Python<'py>, report: &ArenaReport) -> PyResult<Bound<'p
     Ok(out)
 }
 
-/// Agent names as specs: a `TypeError` unless a list of str, a
-/// `ValueError` for an unknown name.
-fn specs_arg(agents: &Bound<'_, PyAny>) -> PyResult<Vec<AgentSpec>> {
-    if agents.is_instance_of::<pyo3::types::PyString>() {
-        return Err(PyTypeError::new_err("agents must be a list of agent names, not one str"));
-    }
-    let iter = agents
-        .try_iter()
-        .map_err(|_| PyTypeError::new_err(format!("agents must be a list, not {}", type_name(agents))))?;
-    iter.map(|a| spec_arg(&a?)).collect()
-}
-
 /// Plays `games` games of `game` from seeds `seed..seed + games` between
 /// the built-in `agents` (one name per seat), entirely in Rust on the kit's
 /// `Arena` (`threads` threads, the GIL released; results do not depend on
@@ -72,7 +59,7 @@ fn arena<'py>(
     threads: Option<&Bound<'py, PyAny>>,
     rotate_seats: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let specs = specs_arg(agents)?;
+    let specs: Vec<AgentSpec> = crate::list_arg(agents, "agents", spec_arg)?;
     let games: u64 = crate::uint_arg(games, "games")?;
     let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
     let threads = crate::threads_arg(threads)?;
@@ -94,7 +81,7 @@ fn play_game<'py>(
     agents: &Bound<'py, PyAny>,
     seed: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<String> {
-    let specs = specs_arg(agents)?;
+    let specs: Vec<AgentSpec> = crate::list_arg(agents, "agents", spec_arg)?;
     let seed = seed.filter(|s| !s.is_none()).map(crate::seed_arg).transpose()?.unwrap_or(0);
     with_py_game!(game, G, config => {
         let record = py.detach(|| matches::play_record::<G>(&config, &specs, seed)).map_err(value_error)?;

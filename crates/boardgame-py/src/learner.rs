@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use crate::batch::{BatchObj, Core};
 
 use boardgame_sim::learner::{IllegalMode, LearnerError, LearnerOut, LearnerSpec, RewardMode, new_learner};
+use boardgame_sim::vector::{VectorError, read_actions};
 
 /// The arrays of one call, as numpy arrays from Python.
 type OutArrays<'py> = (
@@ -45,17 +46,15 @@ pub struct LearnerCoreObj {
     shaping: f64,
 }
 
-/// The exception for a refused learner action: `InvalidActionError` with
-/// `game` (and `action`) when one game's action was at fault, else `ValueError`.
-fn step_error(py: Python<'_>, game: Option<usize>, message: String, action: Option<i64>) -> PyErr {
-    crate::vector_error(py, boardgame_sim::vector::VectorError { game, message }, action)
-}
-
-/// The exception of a [`LearnerError`] (`actions`: the learner actions given).
+/// The exception of a [`LearnerError`] (`actions`: the learner actions
+/// given): `InvalidActionError` with `game` and `action` when one game's
+/// action was at fault, else `ValueError`.
 fn learner_error(py: Python<'_>, e: LearnerError, actions: &[i64]) -> PyErr {
     match e {
         LearnerError::Invalid(message) => crate::value_error(message),
-        LearnerError::Action { game, message } => step_error(py, Some(game), message, actions.get(game).copied()),
+        LearnerError::Action { game, message } => {
+            crate::vector_error(py, VectorError { game: Some(game), message }, actions)
+        }
     }
 }
 
@@ -104,13 +103,7 @@ impl LearnerCoreObj {
                 .map_err(|_| PyTypeError::new_err("opponents must be an agent name (str) or a list of agent names"))?;
             list
         };
-        let seat = match seat {
-            Some(s) if !s.is_none() => {
-                let v = crate::int_arg(s, "seat")?;
-                Some(usize::try_from(v).map_err(|_| crate::value_error(format!("seat {v} is out of range")))?)
-            }
-            _ => None,
-        };
+        let seat = crate::opt_uint(seat, "seat")?;
         let spec = LearnerSpec {
             num_envs,
             seed,
@@ -158,16 +151,8 @@ impl LearnerCoreObj {
             )));
         }
         let num_actions = core.num_actions();
-        for (game, (slot, &id)) in ids.iter_mut().zip(given).enumerate() {
-            match u32::try_from(id) {
-                Ok(v) if (v as usize) < num_actions => *slot = v,
-                _ => {
-                    let message =
-                        format!("game {game}: learner action {id} is out of range (actions are 0..{num_actions})");
-                    return Err(step_error(py, Some(game), message, Some(id)));
-                }
-            }
-        }
+        read_actions(given, ids, num_actions, "learner action", "actions")
+            .map_err(|e| crate::vector_error(py, e, given))?;
         let out = out_of(&mut out)?;
         let ids = &*ids;
         py.detach(move || core.step(ids, out)).map_err(|e| learner_error(py, e, given))

@@ -30,7 +30,7 @@ use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeade
 use numpy::{PyArray1, PyReadwriteArray1, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 /// A `ValueError` with `msg` (a library's error, a message).
 fn value_error(msg: impl std::fmt::Display) -> PyErr {
@@ -70,6 +70,12 @@ fn int_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<i128> {
 fn uint_arg<T: TryFrom<i128>>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
     let v = int_arg(obj, what)?;
     T::try_from(v).map_err(|_| value_error(format!("{what} {v} is out of range")))
+}
+
+/// An optional non-negative integer argument ([`uint_arg`]): `None` when
+/// absent or `None`.
+fn opt_uint<T: TryFrom<i128>>(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<T>> {
+    obj.filter(|o| !o.is_none()).map(|o| uint_arg(o, what)).transpose()
 }
 
 /// A seed argument: any integer in `0..2^64`.
@@ -132,10 +138,7 @@ impl Rng {
     /// Index `i` with probability `weights[i] / sum(weights)`, exactly;
     /// `None` when the weights are empty or all 0.
     fn weighted(&mut self, weights: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
-        let mut ws: Vec<u32> = Vec::new();
-        for w in weights.try_iter().map_err(|_| PyTypeError::new_err("weights must be an iterable of integers"))? {
-            ws.push(uint_arg(&w?, "weight")?);
-        }
+        let ws: Vec<u32> = list_arg(weights, "weights", |w| uint_arg(w, "weight"))?;
         Ok(self.inner.weighted(&ws))
     }
 
@@ -364,10 +367,7 @@ macro_rules! engines {
                 #[pyo3(signature = (seed, max_steps=None))]
                 fn playout(&mut self, py: Python<'_>, seed: &Bound<'_, PyAny>, max_steps: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
                     let mut rng = GameRng::new(seed_arg(seed)?);
-                    let max_steps = match max_steps {
-                        Some(m) if !m.is_none() => uint_arg(m, "max_steps")?,
-                        _ => usize::MAX,
-                    };
+                    let max_steps = opt_uint(max_steps, "max_steps")?.unwrap_or(usize::MAX);
                     let core = &mut self.core;
                     Ok(py.detach(move || core.playout(&mut rng, max_steps)))
                 }
@@ -448,27 +448,26 @@ fn load_game(
 /// The `players` argument as a JSON value for the configuration overlay
 /// (`None` when absent or `None`).
 fn players_arg(players: Option<&Bound<'_, PyAny>>) -> PyResult<Option<serde_json::Value>> {
-    Ok(match players {
-        Some(p) if !p.is_none() => {
-            let n = int_arg(p, "players")?;
-            Some(serde_json::Value::from(i64::try_from(n).unwrap_or(i64::MAX)))
-        }
-        _ => None,
-    })
+    let n = players.filter(|p| !p.is_none()).map(|p| int_arg(p, "players")).transpose()?;
+    Ok(n.map(|n| serde_json::Value::from(i64::try_from(n).unwrap_or(i64::MAX))))
 }
 
 /// A thread count: 1 when absent, else an integer in
 /// `1..=`[`boardgame_sim::simulate::MAX_THREADS`] (1024, the binary's cap).
 fn threads_arg(threads: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
-    use boardgame_sim::simulate::MAX_THREADS;
-    let threads: usize = match threads {
-        Some(t) if !t.is_none() => uint_arg(t, "threads")?,
-        _ => 1,
-    };
-    if !(1..=MAX_THREADS).contains(&threads) {
-        return Err(value_error(format!("threads must be in 1..={MAX_THREADS}, got {threads}")));
-    }
-    Ok(threads)
+    boardgame_sim::simulate::check_threads(opt_uint(threads, "threads")?.unwrap_or(1)).map_err(value_error)
+}
+
+/// The items of a list argument `what`, each converted by `item`: a
+/// `TypeError` for a str or anything that is not iterable.
+fn list_arg<T>(
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+    item: impl Fn(&Bound<'_, PyAny>) -> PyResult<T>,
+) -> PyResult<Vec<T>> {
+    let wrong = || PyTypeError::new_err(format!("{what} must be a list, not {}", agents::type_name(obj)));
+    let iter = obj.try_iter().ok().filter(|_| !obj.is_instance_of::<PyString>()).ok_or_else(wrong)?;
+    iter.map(|x| item(&x?)).collect()
 }
 
 pyo3::create_exception!(
@@ -479,11 +478,12 @@ pyo3::create_exception!(
 );
 
 /// The Python exception for a batch's refusal: [`InvalidActionError`]
-/// (with `game` and `action`) when one game's action was at fault, else
-/// `ValueError`.
-fn vector_error(py: Python<'_>, e: vector::VectorError, action: Option<i64>) -> PyErr {
+/// (with `game` and `action`, the game's id in `given`, the ids of the
+/// step) when one game's action was at fault, else `ValueError`.
+fn vector_error(py: Python<'_>, e: vector::VectorError, given: &[i64]) -> PyErr {
     match e.game {
         Some(game) => {
+            let action = given.get(game).copied();
             let err = InvalidActionError::new_err(e.message);
             let value = err.value(py);
             // Setting attributes on a fresh exception object cannot fail in
@@ -536,23 +536,15 @@ fn simulate_json(
     fixed_seats: bool,
 ) -> PyResult<String> {
     use boardgame_sim::{games::GameName, simulate};
-    let name = GameName::from_cli_name(game)
-        .ok_or_else(|| value_error(format!("unknown game `{game}` (games: {})", ENGINE_NAMES.join(", "))))?;
-    let shard = shard.map(|(i, k)| simulate::Shard::new(i, k)).transpose().map_err(value_error)?;
-    let players = match players {
-        Some(p) if !p.is_none() => Some(uint_arg(p, "players")?),
-        _ => None,
-    };
-    let threads = threads_arg(threads)?;
     let spec = simulate::SimSpec {
-        game: name,
-        players,
+        game: GameName::parse(game).map_err(value_error)?,
+        players: opt_uint(players, "players")?,
         config,
         games: uint_arg(games, "games")?,
         agents: agents.to_string(),
         seed: seed.map(seed_arg).transpose()?.unwrap_or(0),
-        threads,
-        shard,
+        threads: threads_arg(threads)?,
+        shard: shard.map(|(i, k)| simulate::Shard::new(i, k)).transpose().map_err(value_error)?,
         fixed_seats,
     };
     let results = py.detach(move || simulate::simulate_spec(&spec)).map_err(|e| value_error(e.to_string()))?;
