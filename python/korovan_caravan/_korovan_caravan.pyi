@@ -276,7 +276,25 @@ def simulate_json(
     threads: Optional[int] = None,
     fixed_seats: bool = False,
 ) -> str: ...
-def merge_results(results: Sequence[str]) -> str: ...
+def ladder_json(
+    game: str,
+    agents: str,
+    players: Sequence[int],
+    deals: int = 100,
+    config: Optional[str] = None,
+    seed: int = 1_000_000,
+    shard: Optional[tuple[int, int]] = None,
+    threads: Optional[int] = None,
+) -> str:
+    """The JSON of ``boardgame ladder GAME --json`` for these arguments
+    (``players``: the player counts, ``[2, 3]`` for ``--players 2,3``;
+    ``shard=(i, k)``: ``--shard i/k``)."""
+
+def merge_results(results: Sequence[str]) -> str:
+    """The merge of the JSON of shards of one simulation (``simulate_json``)
+    or of one ladder (``ladder_json``), told apart by their format;
+    ``ValueError`` for no results, results of different kinds or
+    experiments, or overlapping seeds."""
 
 # --- issue 31: the kit's network inference and Rust self-play (korovan_caravan.learn) ---
 

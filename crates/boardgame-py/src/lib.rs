@@ -24,6 +24,7 @@ pub mod learner;
 pub mod nn;
 
 use boardgame_sim::session as core;
+use boardgame_sim::simulate::Shard;
 use boardgame_sim::vector;
 
 use boardgame_kit::{AGENT_STREAM_BASE, CHANCE_STREAM, Game, GameRng, RecordHeader};
@@ -470,6 +471,15 @@ fn list_arg<T>(
     iter.map(|x| item(&x?)).collect()
 }
 
+/// A shard `(i, k)` (`--shard i/k`), or `None`: a `TypeError` unless a
+/// tuple of two integers, a `ValueError` unless `0 <= i < k`.
+fn shard_arg(shard: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Shard>> {
+    let Some(shard) = shard.filter(|s| !s.is_none()) else { return Ok(None) };
+    let (i, k): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+        shard.extract().map_err(|_| PyTypeError::new_err("shard must be a tuple (i, k) of two integers"))?;
+    Shard::new(uint_arg(&i, "shard index")?, uint_arg(&k, "shard count")?).map(Some).map_err(value_error)
+}
+
 pyo3::create_exception!(
     korovan_caravan,
     InvalidActionError,
@@ -531,7 +541,7 @@ fn simulate_json(
     players: Option<&Bound<'_, PyAny>>,
     config: Option<String>,
     seed: Option<&Bound<'_, PyAny>>,
-    shard: Option<(u64, u64)>,
+    shard: Option<&Bound<'_, PyAny>>,
     threads: Option<&Bound<'_, PyAny>>,
     fixed_seats: bool,
 ) -> PyResult<String> {
@@ -544,19 +554,57 @@ fn simulate_json(
         agents: agents.to_string(),
         seed: seed.map(seed_arg).transpose()?.unwrap_or(0),
         threads: threads_arg(threads)?,
-        shard: shard.map(|(i, k)| simulate::Shard::new(i, k)).transpose().map_err(value_error)?,
+        shard: shard_arg(shard)?,
         fixed_seats,
     };
     let results = py.detach(move || simulate::simulate_spec(&spec)).map_err(|e| value_error(e.to_string()))?;
     Ok(simulate::to_json(&results))
 }
 
-/// Merges `simulate_json` results exactly as `boardgame merge --json`
-/// does: every statistic added, the seed ranges joined; refused (with
-/// `ValueError`) for results of different experiments or overlapping seeds.
+/// `boardgame ladder GAME --json` with these arguments (`players` a list
+/// of player counts, `agents` at least two names, comma-separated), played
+/// in Rust (`threads` threads, the GIL released): the JSON text the binary
+/// writes. `shard=(i, k)` plays only `--shard i/k`; `config` is the JSON
+/// text of `--config`. `korovan_caravan.distributed` runs the shards as
+/// Ray tasks.
+#[pyfunction]
+#[pyo3(signature = (game, agents, players, deals=None, config=None, seed=None, shard=None, threads=None))]
+#[pyo3(text_signature = "(game, agents, players, deals=100, config=None, seed=1000000, shard=None, threads=None)")]
+#[allow(clippy::too_many_arguments)]
+fn ladder_json(
+    py: Python<'_>,
+    game: &str,
+    agents: &str,
+    players: &Bound<'_, PyAny>,
+    deals: Option<&Bound<'_, PyAny>>,
+    config: Option<String>,
+    seed: Option<&Bound<'_, PyAny>>,
+    shard: Option<&Bound<'_, PyAny>>,
+    threads: Option<&Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    use boardgame_sim::{games::GameName, ladder};
+    let spec = ladder::LadderSpec {
+        game: GameName::parse(game).map_err(value_error)?,
+        players: list_arg(players, "players", |n| uint_arg(n, "a player count"))?,
+        config,
+        agents: agents.to_string(),
+        deals: opt_uint(deals, "deals")?.unwrap_or(100),
+        seed: seed.map(seed_arg).transpose()?.unwrap_or(1_000_000),
+        threads: threads_arg(threads)?,
+        shard: shard_arg(shard)?,
+    };
+    let results = py.detach(move || ladder::run_ladder(&spec, &())).map_err(|e| value_error(e.to_string()))?;
+    Ok(ladder::to_json(&results))
+}
+
+/// Merges the results of `simulate_json` (as `boardgame merge --json`
+/// does) or of `ladder_json` (as `boardgame ladder --merge --json` does),
+/// told apart by their format: every statistic added, the seed ranges
+/// joined; refused (with `ValueError`) for no results, results of
+/// different kinds or experiments, or overlapping seeds.
 #[pyfunction]
 fn merge_results(results: Vec<String>) -> PyResult<String> {
-    boardgame_sim::simulate::merge_texts(&results).map_err(|e| value_error(e.to_string()))
+    boardgame_sim::merge::merge_results(&results).map_err(|e| value_error(e.to_string()))
 }
 
 /// The native module.
@@ -574,6 +622,7 @@ fn _korovan_caravan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_record, m)?)?;
     m.add_function(wrap_pyfunction!(registered_games, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ladder_json, m)?)?;
     m.add_function(wrap_pyfunction!(merge_results, m)?)?;
     compact::register(m)?;
     m.add("CHANCE_STREAM", CHANCE_STREAM)?;
