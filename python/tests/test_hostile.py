@@ -155,6 +155,7 @@ def test_the_search_covers_every_entry_point():
         "from_record",
         "registered_games",
         "simulate_json",
+        "ladder_json",
         "merge_results",
         "Rng",
         "KorovanGame",
@@ -253,6 +254,21 @@ def test_no_panic_from_games_and_module_functions():
             "fixed_seats": rng.choice([False, True, None, 1]),
         }
         checked("simulate_json", native.simulate_json, **kwargs)
+    # ladder_json: every argument hostile, the counts of work small
+    for _ in range(300):
+        kwargs = {
+            "game": rng.choice(["korovan", "caravan", "", "all", None, 3]),
+            "agents": rng.choice(AGENT_NAMES + ["random,heuristic", "random,random", None, 5]),
+            "players": rng.choice([[3], [2, 3], [3, 3], [], [0], [2**64], [-1], [True], [1.5], (3,), "3", 3, None]),
+            "deals": rng.choice(SMALL_COUNTS[1:]),  # not None: the default is 100 deals
+            "config": rng.choice([None, "", "{}", "[]", "{", '{"players": 99}', '{"max_turns": 0}', 7]),
+            "seed": rng.choice(HOSTILE[:20]),
+            "shard": rng.choice([None, (0, 1), (1, 1), (0, 0), (2**64, 1), (-1, 2), "0/1", (0,), (0, 1, 2)]),
+            "threads": rng.choice([None, 0, 1, 2, 1024, 1025, 100_000, 2**64, -1, True, 1.5]),
+        }
+        checked("ladder_json", native.ladder_json, **kwargs)
+    for args in arg_tuples(rng, HOSTILE[:25], samples=100):
+        checked("ladder_json", native.ladder_json, *args)
 
 
 def test_no_panic_from_rng():
