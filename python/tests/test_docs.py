@@ -1,7 +1,7 @@
 """Every Python example of docs/python.md, of the README and of the
 package's README (python/README.md) runs, and the Ray
-example of docs/scale.md without a cluster (the documentation cannot drift
-from the API)."""
+examples of docs/scale.md and docs/bots.md without a cluster (the
+documentation cannot drift from the API)."""
 
 import pathlib
 import re
@@ -13,6 +13,7 @@ DOC = ROOT / "docs" / "python.md"
 README = ROOT / "README.md"
 PACKAGE_README = ROOT / "python" / "README.md"
 SCALE = ROOT / "docs" / "scale.md"
+BOTS = ROOT / "docs" / "bots.md"
 
 
 def examples():
@@ -20,8 +21,9 @@ def examples():
     for path in (DOC, README, PACKAGE_README):
         if path.exists():
             found += re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
-    if SCALE.exists():
-        found += [c for c in re.findall(r"```python\n(.*?)```", SCALE.read_text(), flags=re.S) if "distributed" in c]
+    for path in (SCALE, BOTS):
+        if path.exists():
+            found += [c for c in re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S) if "distributed" in c]
     return found
 
 
