@@ -426,9 +426,9 @@ mod tests {
     #[test]
     fn ten_equal_pairs_are_not_read_as_certainty() {
         // Ten lost pairs have no variance: shrunk towards a pair of
-        // wins-or-losses, they weigh about what twenty lost games weigh
-        // in Bernoulli's ratio (without the shrinking, millions of times
-        // that).
+        // wins-or-losses, they weigh about twice what twenty lost games
+        // weigh in Bernoulli's ratio (without the shrinking, millions of
+        // times that).
         let [s0, s1] = default_scores(2);
         let twenty_losses = 20.0 * ((1.0 - s1) / (1.0 - s0)).ln();
         let mut pairs = Statistic::new(2, default_scores(2));
