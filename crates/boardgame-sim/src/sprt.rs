@@ -9,18 +9,34 @@
 //! split). Observation `i` is played from seed `seed + i`.
 //!
 //! **The test.** Wald's sequential probability ratio test between H0: A's
-//! expected score is `s0` and H1: it is `s1`, in the generalised form for
-//! scores in `[0, 1]`: the log-likelihood ratio after `N` observations of
-//! mean `x̄` and variance `σ²` is `N (s1 − s0) (2x̄ − s0 − s1) / (2σ²)`. The
-//! test stops for H1 ("A is stronger") once it reaches `ln((1 − β)/α)`, for
-//! H0 ("not stronger") once it falls to `ln(β/(1 − α))`, or at the game
-//! cap (undecided). At 2 players the bounds are in Elo (`s = 1 / (1 +
-//! 10^(−elo/400))`); at more, in win share above the fair share `1/n`
-//! (`s = 1/n + d`). The variance is estimated from the observations, shrunk
-//! towards that of a win-or-loss at the hypotheses' middle score `m`
-//! (`m (1 − m)`, halved for a pair) by [`MIN_OBSERVATIONS`]
-//! pseudo-observations, and no decision is taken before
-//! [`MIN_OBSERVATIONS`] observations.
+//! expected score is `s0` and H1: it is `s1`. It stops for H1 ("A is
+//! stronger") once the log-likelihood ratio reaches `ln((1 − β)/α)`, for H0
+//! ("not stronger") once it falls to `ln(β/(1 − α))`, or at the game cap
+//! (undecided); no decision is taken before [`MIN_OBSERVATIONS`]
+//! observations. At 2 players the bounds are in Elo (`s = 1 / (1 +
+//! 10^(−elo/400))`); at more, in win share above the fair share `1/n` (`s =
+//! 1/n + d`).
+//!
+//! - **More than 2 players**: an observation is nearly always a win or a
+//!   loss, far from an even chance, so the ratio is Bernoulli's: each
+//!   observation `x` adds `x ln(s1/s0) + (1 − x) ln((1 − s1)/(1 − s0))`.
+//!   It is exact for wins and losses; for a split tie it is a
+//!   quasi-likelihood that assumes the largest variance a score of that
+//!   mean can have, so it decides no sooner than the exact ratio would.
+//!   (A normal approximation with the sample's variance would read a
+//!   short run of losses, which has no variance, as certainty: 25 losses in
+//!   a row, a 2% event for a seat that wins one game in seven, decided
+//!   "not stronger" where the Bernoulli ratio is −0.9 of the −2.9 needed.)
+//! - **2 players**: a pair's mean takes five values around ½, and the
+//!   pairing removes much of the luck, so the ratio is the generalised
+//!   (normal) one for scores in `[0, 1]`: after `N` observations of mean
+//!   `x̄` and variance `σ²`, `N (s1 − s0) (2x̄ − s0 − s1) / (2σ²)`, the
+//!   variance estimated from the observations and shrunk towards that of
+//!   a pair of wins-or-losses at the hypotheses' middle score `m` (`m (1 −
+//!   m) / 2`) by [`MIN_OBSERVATIONS`] pseudo-observations.
+//!
+//! The error rates are checked by simulation in this module's tests
+//! (thousands of tests of known win rates under H0 and under H1).
 //!
 //! The result does not depend on the number of threads: observations are
 //! played in batches but read in seed order, and the test stops at the
@@ -201,11 +217,7 @@ fn sprt<G: Engine>(spec: &SprtSpec, on_step: &mut dyn FnMut(&SprtState)) -> Resu
         scores,
         decision: None,
     };
-    let (mut sum, mut sum_sq) = (0.0f64, 0.0f64);
-    // The variance of one observation were it a win or a loss at the
-    // hypotheses' middle score (a pair at 2 players averages two games).
-    let middle = (scores[0] + scores[1]) / 2.0;
-    let prior_var = middle * (1.0 - middle) / games_per as f64;
+    let mut statistic = Statistic::new(n, scores);
     let threads = spec.threads.max(1);
     let mut next = spec.seed;
     while state.games + games_per <= spec.max_games {
@@ -220,18 +232,11 @@ fn sprt<G: Engine>(spec: &SprtSpec, on_step: &mut dyn FnMut(&SprtState)) -> Resu
             let x = r?;
             state.observations += 1;
             state.games += games_per;
-            sum += x;
-            sum_sq += x * x;
-            let count = state.observations as f64;
-            state.mean = sum / count;
+            statistic.push(x);
+            state.mean = statistic.mean();
             if state.observations >= MIN_OBSERVATIONS {
-                let sample = (sum_sq / count - state.mean * state.mean).max(0.0);
-                state.llr = llr(count, state.mean, sample, prior_var, scores);
-                if state.llr >= state.upper {
-                    state.decision = Some(Decision::Stronger);
-                } else if state.llr <= state.lower {
-                    state.decision = Some(Decision::NotStronger);
-                }
+                state.llr = statistic.llr();
+                state.decision = decide(state.llr, state.lower, state.upper);
             }
             on_step(&state);
             if state.decision.is_some() {
@@ -247,16 +252,76 @@ fn sprt<G: Engine>(spec: &SprtSpec, on_step: &mut dyn FnMut(&SprtState)) -> Resu
     Ok(state)
 }
 
-/// The log-likelihood ratio of H1 (expected score `scores[1]`) over H0
-/// (`scores[0]`) after `count` observations of mean `mean` and sample
-/// variance `sample`: the variance shrunk towards `prior_var` by
-/// [`MIN_OBSERVATIONS`] pseudo-observations, so that a few equal scores
-/// (ten losses in a row) do not read as certainty.
-fn llr(count: f64, mean: f64, sample: f64, prior_var: f64, scores: [f64; 2]) -> f64 {
-    let k0 = MIN_OBSERVATIONS as f64;
-    let var = ((count * sample + k0 * prior_var) / (count + k0)).max(1e-9);
-    let [s0, s1] = scores;
-    count * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+/// The decision at log-likelihood ratio `llr` between the bounds.
+fn decide(llr: f64, lower: f64, upper: f64) -> Option<Decision> {
+    if llr >= upper {
+        Some(Decision::Stronger)
+    } else if llr <= lower {
+        Some(Decision::NotStronger)
+    } else {
+        None
+    }
+}
+
+/// The running log-likelihood ratio of H1 (expected score `scores[1]`)
+/// over H0 (`scores[0]`), as the module's documentation gives it.
+#[derive(Clone, Debug)]
+struct Statistic {
+    /// Pairs at 2 players: the shrunk normal ratio; else Bernoulli's.
+    paired: bool,
+    scores: [f64; 2],
+    count: f64,
+    sum: f64,
+    sum_sq: f64,
+    /// The Bernoulli log-likelihood ratio so far.
+    bernoulli: f64,
+    /// What a win and what a loss add to it.
+    per_win: f64,
+    per_loss: f64,
+}
+
+impl Statistic {
+    fn new(players: usize, scores: [f64; 2]) -> Self {
+        let [s0, s1] = scores;
+        Statistic {
+            paired: players == 2,
+            scores,
+            count: 0.0,
+            sum: 0.0,
+            sum_sq: 0.0,
+            bernoulli: 0.0,
+            per_win: (s1 / s0).ln(),
+            per_loss: ((1.0 - s1) / (1.0 - s0)).ln(),
+        }
+    }
+
+    /// One more observation, a score in `[0, 1]`.
+    fn push(&mut self, x: f64) {
+        self.count += 1.0;
+        self.sum += x;
+        self.sum_sq += x * x;
+        self.bernoulli += x * self.per_win + (1.0 - x) * self.per_loss;
+    }
+
+    /// The mean score so far (0 before any observation).
+    fn mean(&self) -> f64 {
+        if self.count > 0.0 { self.sum / self.count } else { 0.0 }
+    }
+
+    /// The log-likelihood ratio so far.
+    fn llr(&self) -> f64 {
+        if !self.paired {
+            return self.bernoulli;
+        }
+        let [s0, s1] = self.scores;
+        let middle = (s0 + s1) / 2.0;
+        let prior_var = middle * (1.0 - middle) / 2.0;
+        let (count, mean) = (self.count, self.mean());
+        let sample = (self.sum_sq / count - mean * mean).max(0.0);
+        let k0 = MIN_OBSERVATIONS as f64;
+        let var = ((count * sample + k0 * prior_var) / (count + k0)).max(1e-9);
+        count * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+    }
 }
 
 /// The observations of `seeds`, in their order, over `threads` threads.
@@ -294,17 +359,152 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use boardgame_kit::GameRng;
+
+    /// The scores of H0 and H1 with the default bounds at `players`.
+    fn default_scores(players: usize) -> [f64; 2] {
+        if players == 2 {
+            [0.5, score_of_elo(50.0)]
+        } else {
+            let fair = 1.0 / players as f64;
+            [fair, fair + 0.03]
+        }
+    }
+
+    /// What one test decides on observations drawn by `draw`, capped at
+    /// `cap` observations.
+    fn simulate(players: usize, cap: u64, draw: &mut dyn FnMut() -> f64) -> Option<Decision> {
+        let (lower, upper) = ((0.05f64 / 0.95).ln(), (0.95f64 / 0.05).ln());
+        let mut statistic = Statistic::new(players, default_scores(players));
+        for i in 1..=cap {
+            statistic.push(draw());
+            if i >= MIN_OBSERVATIONS {
+                if let Some(d) = decide(statistic.llr(), lower, upper) {
+                    return Some(d);
+                }
+            }
+        }
+        None
+    }
+
+    /// How often `tests` simulated tests decide `wrong`, each observation
+    /// drawn by `draw` from the generator.
+    fn error_rate(players: usize, tests: u32, wrong: Decision, draw: &dyn Fn(&mut GameRng) -> f64) -> f64 {
+        let mut rng = GameRng::new(7);
+        let mut errors = 0;
+        for _ in 0..tests {
+            if simulate(players, 100_000, &mut || draw(&mut rng)) == Some(wrong) {
+                errors += 1;
+            }
+        }
+        f64::from(errors) / f64::from(tests)
+    }
 
     #[test]
-    fn ten_equal_scores_are_no_certainty_and_many_are() {
-        // 7 players, H0 +0 and H1 +0.03 above 1/7: ten losses in a row.
-        let scores = [1.0 / 7.0, 1.0 / 7.0 + 0.03];
-        let m = (scores[0] + scores[1]) / 2.0;
-        let lower = (0.05f64 / 0.95).ln();
-        assert!(llr(10.0, 0.0, 0.0, m * (1.0 - m), scores) > lower, "ten losses decide nothing");
-        assert!(llr(200.0, 0.0, 0.0, m * (1.0 - m), scores) < lower, "two hundred do");
+    fn a_short_run_of_losses_at_many_seats_decides_nothing() {
+        // 7 players: 25 losses in a row (a 2% event for a seat that wins one
+        // game in seven) are far from the evidence the bounds ask for.
+        let mut losses = Statistic::new(7, default_scores(7));
+        for _ in 0..25 {
+            losses.push(0.0);
+        }
+        assert!((losses.llr() - 25.0 * (0.827_143f64 / 0.857_143).ln()).abs() < 1e-4);
+        assert_eq!(decide(losses.llr(), (0.05f64 / 0.95).ln(), (0.95f64 / 0.05).ln()), None);
+        assert_eq!(simulate(7, 25, &mut || 0.0), None);
+        // Losses alone decide in the end, and wins alone the other way.
+        assert_eq!(simulate(7, 1_000, &mut || 0.0), Some(Decision::NotStronger));
+        assert_eq!(simulate(7, 1_000, &mut || 1.0), Some(Decision::Stronger));
+        // A split tie counts as its share of a win.
+        let mut tie = Statistic::new(7, default_scores(7));
+        tie.push(0.5);
+        let mut win_and_loss = Statistic::new(7, default_scores(7));
+        win_and_loss.push(1.0);
+        win_and_loss.push(0.0);
+        assert!((2.0 * tie.llr() - win_and_loss.llr()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ten_equal_pairs_are_not_read_as_certainty() {
+        // Ten lost pairs have no variance: shrunk towards a pair of
+        // wins-or-losses, they weigh about twice what twenty lost games
+        // weigh in Bernoulli's ratio (without the shrinking, millions of
+        // times that).
+        let [s0, s1] = default_scores(2);
+        let twenty_losses = 20.0 * ((1.0 - s1) / (1.0 - s0)).ln();
+        let mut pairs = Statistic::new(2, default_scores(2));
+        for _ in 0..10 {
+            pairs.push(0.0);
+        }
+        assert!(pairs.llr() < 0.0 && pairs.llr() > 2.5 * twenty_losses, "{} against {twenty_losses}", pairs.llr());
         // The statistic's sign follows the mean's side of the middle.
-        assert!(llr(100.0, 0.20, 0.1, 0.1, scores) > 0.0);
-        assert!(llr(100.0, 0.10, 0.1, 0.1, scores) < 0.0);
+        let mut above = Statistic::new(2, default_scores(2));
+        let mut below = Statistic::new(2, default_scores(2));
+        for x in [0.75, 0.5, 1.0, 0.25] {
+            above.push(x);
+            below.push(1.0 - x);
+        }
+        assert!(above.llr() > 0.0 && below.llr() < 0.0);
+    }
+
+    /// A score of mean `p`: a win with probability `p`, with one game in
+    /// ten a tie split two ways.
+    fn share_draw(p: f64) -> impl Fn(&mut GameRng) -> f64 {
+        move |rng| {
+            let u = rng.unit_f64();
+            if u < 0.1 {
+                0.5
+            } else if u < 0.1 + 0.9 * p {
+                1.0
+            } else {
+                0.0
+            }
+        }
+    }
+
+    #[test]
+    fn the_share_tests_error_rates_are_at_most_alpha_and_beta() {
+        // α = β = 0.05; 2,000 simulated tests give a standard error of 0.005.
+        for players in [3, 7, 9] {
+            let [s0, s1] = default_scores(players);
+            // Mean p: 0.1·½ + 0.9·p' with p' solved for the mean.
+            let with_mean = |m: f64| share_draw((m - 0.05) / 0.9);
+            let false_stronger = error_rate(players, 2_000, Decision::Stronger, &with_mean(s0));
+            let false_not = error_rate(players, 2_000, Decision::NotStronger, &with_mean(s1));
+            assert!(false_stronger <= 0.06, "{players} players: H0 decided stronger in {false_stronger}");
+            assert!(false_not <= 0.06, "{players} players: H1 decided not stronger in {false_not}");
+        }
+    }
+
+    /// A pair's mean of score `m`: each game a win with probability `m`,
+    /// the two games of a pair agreeing more often than by chance (the same
+    /// deal), as five values 0, ¼, ½, ¾, 1 (a split tie one game in ten).
+    fn pair_draw(m: f64) -> impl Fn(&mut GameRng) -> f64 {
+        move |rng| {
+            let game = |rng: &mut GameRng| {
+                let u = rng.unit_f64();
+                if u < 0.1 {
+                    0.5
+                } else if u < 0.1 + 0.9 * ((m - 0.05) / 0.9) {
+                    1.0
+                } else {
+                    0.0
+                }
+            };
+            let first = game(rng);
+            // Half the time the deal decides the second game as the first.
+            let second = if rng.unit_f64() < 0.5 { first } else { game(rng) };
+            (first + second) / 2.0
+        }
+    }
+
+    #[test]
+    fn the_paired_tests_error_rates_are_near_alpha_and_beta() {
+        // The normal approximation errs a little more often than α with a
+        // small sample's variance (about 5.7% here): within two points.
+        let [s0, s1] = default_scores(2);
+        let false_stronger = error_rate(2, 2_000, Decision::Stronger, &pair_draw(s0));
+        let false_not = error_rate(2, 2_000, Decision::NotStronger, &pair_draw(s1));
+        assert!(false_stronger <= 0.07, "H0 decided stronger in {false_stronger}");
+        assert!(false_not <= 0.07, "H1 decided not stronger in {false_not}");
     }
 }
