@@ -126,10 +126,8 @@ pub fn network() -> Result<Arc<Network>, WeightsError> {
 /// Networks trained at a player count of their own, `(players, weights)`:
 /// `learned` and `learned-ismcts:N` play each at its count and [`WEIGHTS`]
 /// at the others (docs/learning.md, "The committed networks").
-pub const WEIGHTS_BY_PLAYERS: &[(usize, &[u8])] = &[
-    (3, include_bytes!("../weights/caravan-3p.bgnn")),
-    (4, include_bytes!("../weights/caravan-4p.bgnn")),
-];
+pub const WEIGHTS_BY_PLAYERS: &[(usize, &[u8])] =
+    &[(3, include_bytes!("../weights/caravan-3p.bgnn")), (4, include_bytes!("../weights/caravan-4p.bgnn"))];
 
 /// The networks of [`WEIGHTS_BY_PLAYERS`], read on first use.
 ///
