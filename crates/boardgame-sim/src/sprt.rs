@@ -378,10 +378,10 @@ mod tests {
         let mut statistic = Statistic::new(players, default_scores(players));
         for i in 1..=cap {
             statistic.push(draw());
-            if i >= MIN_OBSERVATIONS {
-                if let Some(d) = decide(statistic.llr(), lower, upper) {
-                    return Some(d);
-                }
+            if i >= MIN_OBSERVATIONS
+                && let Some(d) = decide(statistic.llr(), lower, upper)
+            {
+                return Some(d);
             }
         }
         None
